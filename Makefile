@@ -1,0 +1,164 @@
+# rooflined - one GNU Makefile for everything.
+#
+#   make [VARIANT=debug|san|release]   build programs, plugins, CUDA kernels
+#   make check                         install deps, start the local cluster,
+#                                      run unit + integration tests, stop it
+#   make demo                          the end-to-end demo
+#   make jobside                       only what a compute node needs (libc,
+#                                      CUDA): roofline-job, job-side plugins
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Outputs go to build/$(VARIANT)/{bin,lib/rooflined/plugins,tests}.
+
+VARIANT ?= debug
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+B       := build/$(VARIANT)
+CC      ?= cc
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wno-format-nonliteral -Wpointer-arith -Wcast-qual \
+           -Wundef -Wvla -Werror
+CSTD    := -std=c11 -D_GNU_SOURCE
+CPPFLAGS += -Icommon -Iplugins -MMD -MP
+CFLAGS_debug   := -O0 -g3
+CFLAGS_san     := -O1 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer \
+                  -fno-sanitize-recover=undefined
+CFLAGS_release := -O2 -g -DNDEBUG
+LDFLAGS_san    := -fsanitize=address,undefined
+CFLAGS  += $(CSTD) $(WARN) $(CFLAGS_$(VARIANT))
+LDFLAGS += $(LDFLAGS_$(VARIANT))
+
+PG_INC  := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+SLURM_LIBS := -lslurm
+PQ_LIBS := -lpq
+YAML_LIBS := -lyaml
+
+# CUDA architectures this nvcc supports, out of the ones we target.
+CUDA_ARCHS := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),70 80 90))
+NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a))
+
+# ---- modules ---------------------------------------------------------------
+# common/: libc-only helpers shared by every program (job side included).
+COMMON_SRC := common/log.c common/records.c common/strbuf.c common/util.c \
+              common/plugin_loader.c common/options.c common/job_host.c \
+              common/paths.c
+# Modules that wrap one external library each.
+YAML_SRC   := common/yaml_tree.c
+DB_SRC     := daemon/db.c
+SLURM_SRC  := daemon/slurm.c
+
+DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(wildcard daemon/core/*.c)
+CLI_SRC    := $(wildcard cli/*.c)
+
+# Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
+# Adding one: the file, its name here, its test (plugins/README.md).
+PLUGINS_JOB    := smoke
+PLUGINS_DAEMON :=
+PLUGINS        := $(PLUGINS_JOB) $(PLUGINS_DAEMON)
+TEST_PLUGINS   := abi_mismatch short_struct no_symbol wrong_name bad_options
+
+# CUDA programs: kernels/<name>.cu -> bin/<name>
+CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
+
+-include mk/*.mk
+
+OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+.SECONDARY:
+.PHONY: all jobside cuda check unit integration demo install clean bench
+all: $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
+     $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) cuda
+
+jobside: $(B)/bin/roofline-job $(foreach p,$(PLUGINS_JOB),$(B)/plugins/$(p).so) cuda
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I$(PG_INC) $(CFLAGS) -c -o $@ $<
+
+$(B)/obj/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
+$(B)/obj/tests/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
+
+$(B)/plugins/%.so: $(B)/obj/plugins/%.o
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $^
+
+$(B)/test-plugins/%.so: $(B)/obj/tests/plugins/%.o
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $^
+
+$(B)/bin/roofline-job: $(call OBJ,jobs/roofline-job.c $(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ -ldl
+
+$(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
+
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) -ldl
+
+# ---- CUDA --------------------------------------------------------------------
+ifeq ($(NVCC),)
+cuda:
+	@echo "nvcc not found: CUDA kernels and benchmarks not built"
+else
+cuda: $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p))
+$(B)/bin/%: kernels/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -o $@ $< $(NVCC_LIBS_$*)
+endif
+
+# ---- tests -------------------------------------------------------------------
+UNIT_TESTS := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
+UNIT_BINS  := $(foreach t,$(UNIT_TESTS),$(B)/tests/$(t))
+
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(call OBJ,$(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) -lcmocka -ldl -lm
+
+unit: all $(UNIT_BINS) $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so)
+	@set -e; for t in $(UNIT_BINS); do \
+	  ROOFLINE_BUILD=$(B) $$t; done
+
+# The README's test command.  Installs what is missing, then runs the unit
+# tests in the debug and san builds and the integration tests (san build)
+# against a freshly started local cluster, and stops it whatever happens.
+check:
+	scripts/deps
+	$(MAKE) VARIANT=debug unit
+	$(MAKE) VARIANT=san unit
+	scripts/run-integration VARIANT=san
+
+integration: all $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so)
+	scripts/run-integration VARIANT=$(VARIANT) --no-build
+
+demo:
+	scripts/deps
+	$(MAKE) VARIANT=release all
+	scripts/demo
+
+bench:
+	$(MAKE) VARIANT=release all
+	bench/run-all
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rooflined/plugins \
+	  $(DESTDIR)$(PREFIX)/share/rooflined/sql $(DESTDIR)$(PREFIX)/share/rooflined/pipelines \
+	  $(DESTDIR)$(PREFIX)/share/rooflined/etc
+	install -m 755 $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
+	  $(DESTDIR)$(PREFIX)/bin/
+	$(if $(CUDA_PROGS),$(if $(NVCC),install -m 755 $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p)) $(DESTDIR)$(PREFIX)/lib/rooflined/))
+	install -m 644 $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) \
+	  $(DESTDIR)$(PREFIX)/lib/rooflined/plugins/
+	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/rooflined/sql/
+	install -m 644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/rooflined/pipelines/
+	install -m 644 etc/* $(DESTDIR)$(PREFIX)/share/rooflined/etc/
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,234 @@
+/*
+ * rooflined_plugin.h - the whole plugin ABI of rooflined.
+ *
+ * A plugin is one shared object, plugins/<name>.so, that exports exactly one
+ * symbol, ROOFLINE_PLUGIN_SYMBOL, a const struct rl_plugin.  The loader
+ * (common/plugin_loader.c) reads the ABI number first and refuses a mismatch
+ * before any plugin code runs, then checks the struct size (fields may only be
+ * appended), that the name equals the file name, the stage, and the option
+ * table.
+ *
+ * The host (roofline-job on a compute node, rooflined for daemon-side steps,
+ * or a test's stand-in) reaches the plugin only through the struct; the plugin
+ * reaches the host only through the struct rl_ctx it is handed, never through
+ * globals, so a test can stand in for the daemon.
+ *
+ * Options are data: a const table of key, type, default, offset and help.  The
+ * host parses a step's `with:` map against the table, refuses unknown keys,
+ * and fills a zeroed config struct of config_size bytes at the given offsets.
+ * The same table prints a plugin's --help.
+ *
+ * Records: a plugin's results are records, a kind plus ordered key/value text
+ * fields, written by the host as one line each of escaped TSV (see
+ * common/records.h) into the step's output directory.  The daemon ingests
+ * them into PostgreSQL in one transaction per step attempt.
+ *
+ * Bump ROOFLINE_PLUGIN_ABI on any incompatible change; appending a field at the
+ * end of struct rl_plugin or struct rl_host is compatible.
+ */
+#ifndef ROOFLINED_PLUGIN_H
+#define ROOFLINED_PLUGIN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROOFLINE_PLUGIN_ABI 1u
+#define ROOFLINE_PLUGIN_SYMBOL "rooflined_plugin"
+
+#if defined(__GNUC__)
+#define RL_EXPORT __attribute__((visibility("default")))
+#define RL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define RL_EXPORT
+#define RL_PRINTF(a, b)
+#endif
+
+/* Where a plugin sits in a pipeline. */
+enum rl_stage {
+	RL_STAGE_CEILINGS = 1, /* measures or derives roofs */
+	RL_STAGE_COLLECT,      /* collects kernel metrics */
+	RL_STAGE_ANALYZE,      /* derives roofline points */
+	RL_STAGE_RENDER,       /* draws charts */
+	RL_STAGE_UTILITY,      /* anything else (smoke tests, helpers) */
+};
+
+/* What a run returns.  The daemon, not the plugin, owns retries and backoff. */
+enum rl_result {
+	RL_OK = 0,
+	RL_RETRY = 1, /* transient: try the step again later */
+	RL_FAIL = 2,  /* permanent: do not retry */
+};
+
+enum rl_log_level {
+	RL_LOG_ERROR = 0,
+	RL_LOG_WARNING,
+	RL_LOG_INFO,
+	RL_LOG_DEBUG,
+};
+
+/* Option types.  The config field at `offset` has the C type in brackets. */
+enum rl_opt_type {
+	RL_OPT_STRING = 1, /* [char *]  owned by the host, NULL when absent */
+	RL_OPT_INT,        /* [long] */
+	RL_OPT_DOUBLE,     /* [double] */
+	RL_OPT_BOOL,       /* [int] 0 or 1 */
+	RL_OPT_LIST,       /* [struct rl_strlist] a YAML sequence of scalars */
+	RL_OPT_PATH,       /* [char *]  relative path that must stay inside the
+	                      run directory (no "..", not absolute) */
+	RL_OPT_COMMAND,    /* [struct rl_strlist] argv; argv[0] may be absolute
+	                      (a program), other elements are plain strings */
+};
+
+/* A list option's value; the host owns the strings. */
+struct rl_strlist {
+	size_t n;
+	char **v;
+};
+
+/* One entry of a plugin's option table; the table ends with key == NULL. */
+struct rl_option {
+	const char *key;
+	enum rl_opt_type type;
+	const char *default_value; /* text as it would appear in YAML, or NULL;
+	                              lists take comma-separated items */
+	size_t offset;             /* offsetof(config struct, field) */
+	const char *help;          /* one line, shown by `roofline plugins` */
+	int required;              /* nonzero: the step must set it */
+};
+
+/* One field of a record.  Arrays of fields end with key == NULL. */
+struct rl_field {
+	const char *key;
+	const char *value;
+};
+
+struct rl_ctx;
+
+/*
+ * The host's side of the ABI, reached through ctx->host.  Plugins call the
+ * inline wrappers below rather than these pointers.
+ */
+struct rl_host {
+	size_t size; /* sizeof(struct rl_host) of the host build */
+	/* Log a line, prefixed by the host with who is speaking. */
+	void (*log)(struct rl_ctx *ctx, enum rl_log_level level, const char *fmt,
+		    va_list ap);
+	/* Append one record of `kind` to the step's output; 0 or -errno. */
+	int (*emit)(struct rl_ctx *ctx, const char *kind,
+		    const struct rl_field *fields);
+	/*
+	 * Call fn once per record of `kind` (NULL: every kind) that the steps
+	 * this step needs have emitted, in order; stop early and return fn's
+	 * value when it is nonzero.  Returns 0, fn's nonzero value, or -errno.
+	 */
+	int (*each_input)(struct rl_ctx *ctx, const char *kind,
+			  int (*fn)(void *arg, const char *step, const char *kind,
+				    const struct rl_field *fields),
+			  void *arg);
+	/*
+	 * Path of file `name` written by needed step `step` into its output
+	 * directory, or NULL when there is no such step or file.  The string
+	 * lives as long as ctx.
+	 */
+	const char *(*input_path)(struct rl_ctx *ctx, const char *step,
+				  const char *name);
+};
+
+/*
+ * What a plugin run is handed.  Everything is borrowed from the host and lives
+ * until run() (or fini()) returns.
+ */
+struct rl_ctx {
+	const struct rl_host *host;
+	void *host_data;       /* the host's, opaque to plugins */
+	const char *run_dir;   /* the run's spool directory */
+	const char *out_dir;   /* this step's output directory (files go here) */
+	const char *step_id;
+	const char *node;      /* host name the step runs on */
+	long run_id;
+	int attempt;
+};
+
+/* The one exported struct. */
+struct rl_plugin {
+	uint32_t abi;          /* ROOFLINE_PLUGIN_ABI: read first */
+	uint32_t size;         /* sizeof(struct rl_plugin) when built */
+	const char *name;      /* must equal the file name without ".so" */
+	const char *version;
+	enum rl_stage stage;
+	const char *summary;   /* one line */
+	const struct rl_option *options; /* may be NULL: no options */
+	size_t config_size;    /* bytes of the config struct the table fills */
+	/*
+	 * init (optional): check the config and allocate state; return 0 or
+	 * -errno and log why.  *state is passed to run and fini.
+	 */
+	int (*init)(struct rl_ctx *ctx, const void *config, void **state);
+	/* run (required): do the work, emit records, write files to out_dir. */
+	enum rl_result (*run)(struct rl_ctx *ctx, const void *config, void *state);
+	/* fini (optional): free state; called whenever init succeeded. */
+	void (*fini)(void *state);
+};
+
+/* Helpers for plugins. */
+static inline RL_PRINTF(3, 4) void rl_log(struct rl_ctx *ctx,
+					  enum rl_log_level level,
+					  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ctx->host->log(ctx, level, fmt, ap);
+	va_end(ap);
+}
+
+#define rl_error(ctx, ...) rl_log((ctx), RL_LOG_ERROR, __VA_ARGS__)
+#define rl_warn(ctx, ...) rl_log((ctx), RL_LOG_WARNING, __VA_ARGS__)
+#define rl_info(ctx, ...) rl_log((ctx), RL_LOG_INFO, __VA_ARGS__)
+#define rl_debug(ctx, ...) rl_log((ctx), RL_LOG_DEBUG, __VA_ARGS__)
+
+static inline int rl_emit(struct rl_ctx *ctx, const char *kind,
+			  const struct rl_field *fields)
+{
+	return ctx->host->emit(ctx, kind, fields);
+}
+
+static inline int rl_each_input(struct rl_ctx *ctx, const char *kind,
+				int (*fn)(void *arg, const char *step,
+					  const char *kind,
+					  const struct rl_field *fields),
+				void *arg)
+{
+	return ctx->host->each_input(ctx, kind, fn, arg);
+}
+
+static inline const char *rl_input_path(struct rl_ctx *ctx, const char *step,
+					const char *name)
+{
+	return ctx->host->input_path(ctx, step, name);
+}
+
+/* Look a field up by key in a record; NULL when absent. */
+static inline const char *rl_field_get(const struct rl_field *fields,
+				       const char *key)
+{
+	for (; fields && fields->key; fields++) {
+		const char *a = fields->key, *b = key;
+
+		while (*a && *a == *b)
+			a++, b++;
+		if (*a == *b)
+			return fields->value;
+	}
+	return NULL;
+}
+
+/* Declare a plugin:  RL_PLUGIN_DEFINE = { .name = "ert", ... }; */
+#define RL_PLUGIN_DEFINE \
+	RL_EXPORT const struct rl_plugin rooflined_plugin
+
+#define RL_PLUGIN_HEADER \
+	.abi = ROOFLINE_PLUGIN_ABI, .size = sizeof(struct rl_plugin)
+
+#endif /* ROOFLINED_PLUGIN_H */
