@@ -22,7 +22,7 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral -Wpointer-arith -Wcast-qual \
            -Wundef -Wvla -Werror
 CSTD    := -std=c11 -D_GNU_SOURCE
-CPPFLAGS += -Icommon -Iplugins -MMD -MP
+CPPFLAGS += -Icommon -Iplugins -Idaemon -MMD -MP
 CFLAGS_debug   := -O0 -g3
 CFLAGS_san     := -O1 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer \
                   -fno-sanitize-recover=undefined
@@ -50,7 +50,10 @@ YAML_SRC   := common/yaml_tree.c
 DB_SRC     := daemon/db.c
 SLURM_SRC  := daemon/slurm.c
 
-DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(wildcard daemon/core/*.c)
+PIPELINE_SRC := $(YAML_SRC) daemon/pipeline.c
+DAEMON_SRC := $(PIPELINE_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
+              daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
+              daemon/schedule.c daemon/migrate.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -97,7 +100,7 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
 
-$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(COMMON_SRC))
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(PIPELINE_SRC) $(DB_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) -ldl
 

@@ -477,19 +477,23 @@ static int read_exit_record(void *arg, const char *kind,
 	return 1;
 }
 
+int job_exit_parse(char *buf, const char *name, struct job_exit *exit_rec)
+{
+	memset(exit_rec, 0, sizeof(*exit_rec));
+	return records_each_in(buf, name, "exit", read_exit_record, exit_rec,
+			       NULL) == 1 ? 0 : -EINVAL;
+}
+
 int job_exit_read(const char *out_dir, struct job_exit *exit_rec)
 {
 	char *path = xasprintf("%s/%s", out_dir, JOB_EXIT_FILE);
-	int rc;
+	char *buf;
+	int rc = util_read_file(path, 1 << 20, &buf, NULL);
 
-	memset(exit_rec, 0, sizeof(*exit_rec));
-	if (access(path, F_OK) < 0) {
-		rc = -errno;
-		goto out;
+	if (rc == 0) {
+		rc = job_exit_parse(buf, path, exit_rec);
+		free(buf);
 	}
-	rc = records_each(path, "exit", read_exit_record, exit_rec, NULL);
-	rc = rc == 1 ? 0 : -EINVAL;
-out:
 	free(path);
 	return rc;
 }

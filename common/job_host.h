@@ -78,6 +78,10 @@ struct job_exit {
  * died before writing it), or -EINVAL when it is malformed. */
 int job_exit_read(const char *out_dir, struct job_exit *exit_rec);
 
+/* Parse an exit record held in buf (modified in place); name is for error
+ * messages.  0 or -EINVAL. */
+int job_exit_parse(char *buf, const char *name, struct job_exit *exit_rec);
+
 /* "ok", "retry", "fail". */
 const char *job_result_name(enum rl_result r);
 

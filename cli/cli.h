@@ -1,0 +1,26 @@
+/*
+ * cli.h - the `roofline` command: one function per subcommand.
+ *
+ * Each cmd_* takes the arguments after the subcommand name (argv[0] is the
+ * subcommand) and returns the process exit status: 0 ok, 1 failed, 2 usage.
+ * Each prints its own --help.
+ */
+#ifndef ROOFLINE_CLI_H
+#define ROOFLINE_CLI_H
+
+#define CLI_OK 0
+#define CLI_FAILED 1
+#define CLI_USAGE 2
+
+int cmd_plugins(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+/* True when argv holds -h or --help before any "--"; prints nothing. */
+int cli_wants_help(int argc, char **argv);
+
+#endif

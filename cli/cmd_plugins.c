@@ -1,0 +1,100 @@
+/*
+ * roofline plugins - list installed plugins: name, stage, version, summary
+ * and option table.  A file that fails to load is listed with its fault.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "options.h"
+#include "plugin_loader.h"
+#include "util.h"
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_so(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 3 && strcmp(d->d_name + n - 3, ".so") == 0;
+}
+
+/* Print one plugin; returns 1 when it was refused. */
+static int show_one(const char *dir, const char *file, int brief)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/%s", dir, file);
+	struct plugin_handle *h;
+	int refused = 0;
+
+	strbuf_init(&err);
+	h = plugin_loader_open(path, &err);
+	if (!h) {
+		printf("%-14s REFUSED  %s\n", file, err.buf);
+		refused = 1;
+	} else {
+		const struct rl_plugin *p = h->plugin;
+
+		printf("%-14s %-9s %-6s %s\n", p->name,
+		       plugin_stage_name(p->stage), p->version, p->summary);
+		if (!brief)
+			options_print_help(stdout, p);
+		plugin_loader_close(h);
+	}
+	strbuf_release(&err);
+	free(path);
+	return refused;
+}
+
+int cmd_plugins(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "plugin-dir", required_argument, NULL, 'p' },
+		{ "brief", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dirent **list;
+	char *dir = NULL;
+	int brief = 0, refused = 0, n, c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "bh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': free(dir); dir = xstrdup(optarg); break;
+		case 'b': brief = 1; break;
+		case 'h':
+			printf("usage: roofline plugins [--plugin-dir DIR] [--brief]\n\n"
+			       "Lists the plugins in DIR (default: the installed plugin\n"
+			       "directory) with stage, version and options.  A file that\n"
+			       "cannot be loaded is listed as REFUSED with the reason;\n"
+			       "the exit status is then 1.\n");
+			free(dir);
+			return CLI_OK;
+		default:
+			free(dir);
+			return CLI_USAGE;
+		}
+	}
+	if (!dir)
+		dir = plugin_loader_default_dir();
+	n = scandir(dir, &list, is_so, by_name);
+	if (n < 0) {
+		fprintf(stderr, "roofline plugins: cannot read %s: %m\n", dir);
+		free(dir);
+		return CLI_FAILED;
+	}
+	for (int i = 0; i < n; i++) {
+		refused |= show_one(dir, list[i]->d_name, brief);
+		free(list[i]);
+	}
+	free(list);
+	free(dir);
+	return refused ? CLI_FAILED : CLI_OK;
+}

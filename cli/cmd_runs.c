@@ -1,0 +1,254 @@
+/*
+ * roofline list / status / cancel / show - a user's view of their runs.
+ *
+ * What a user sees is decided by PostgreSQL's row-level security: their own
+ * runs and the facility's.  Cancelling only sets a flag that the database
+ * lets a user set on their own runs; rooflined does the cancelling.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_db.h"
+#include "util.h"
+
+/* Parse [--help] RUN for the simple commands; returns the id or -CLI_*. */
+static long one_run_arg(int argc, char **argv, const char *cmd,
+			const char *help)
+{
+	if (cli_wants_help(argc, argv)) {
+		printf("%s", help);
+		return -100 - CLI_OK;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "%s", help);
+		return -100 - CLI_USAGE;
+	}
+	long id = cli_run_id(cmd, argv[1]);
+
+	return id < 0 ? -100 - CLI_USAGE : id;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct db_result *r;
+	struct db *db;
+
+	if (cli_wants_help(argc, argv) || argc > 1) {
+		printf("usage: roofline list\n\nLists your runs (and the facility's), "
+		       "newest first: id, pipeline, owner, state, submitted, ended.\n");
+		return argc > 1 && !cli_wants_help(argc, argv) ? CLI_USAGE : CLI_OK;
+	}
+	db = cli_db_connect("list");
+	if (!db)
+		return CLI_FAILED;
+	r = db_query(db, "select id, pipeline_name, owner, state,"
+			 " to_char(submitted_at, 'YYYY-MM-DD HH24:MI:SS'),"
+			 " coalesce(to_char(ended_at, 'YYYY-MM-DD HH24:MI:SS'), '-')"
+			 " from runs order by id desc limit 200", 0, NULL);
+	if (!r) {
+		fprintf(stderr, "roofline list: %s", db_error(db));
+		db_close(db);
+		return CLI_FAILED;
+	}
+	printf("%-6s %-24s %-12s %-10s %-19s %s\n", "RUN", "PIPELINE", "OWNER",
+	       "STATE", "SUBMITTED", "ENDED");
+	for (int i = 0; i < db_rows(r); i++)
+		printf("%-6s %-24s %-12s %-10s %-19s %s\n", db_value(r, i, 0),
+		       db_value(r, i, 1), db_value(r, i, 2), db_value(r, i, 3),
+		       db_value(r, i, 4), db_value(r, i, 5));
+	db_result_free(r);
+	db_close(db);
+	return CLI_OK;
+}
+
+static int print_run_header(struct db *db, const char *run, const char *cmd)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db,
+		"select pipeline_name, owner, state, coalesce(spool_dir, '-'),"
+		" coalesce(error, '') from runs where id = $1", 1, params);
+
+	if (!r || db_rows(r) != 1) {
+		fprintf(stderr, "roofline %s: no run %s of yours\n", cmd, run);
+		db_result_free(r);
+		return -1;
+	}
+	printf("run %s: pipeline %s, owner %s, %s\nspool: %s\n", run,
+	       db_value(r, 0, 0), db_value(r, 0, 1), db_value(r, 0, 2),
+	       db_value(r, 0, 3));
+	if (db_value(r, 0, 4)[0])
+		printf("error: %s\n", db_value(r, 0, 4));
+	db_result_free(r);
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const char help[] =
+		"usage: roofline status RUN\n\nShows each step of RUN: state, "
+		"attempt, Slurm job id, node, start, end, error.\n";
+	long id = one_run_arg(argc, argv, "status", help);
+	char run[32];
+	const char *params[] = { run };
+	struct db_result *r;
+	struct db *db;
+	int rc = CLI_FAILED;
+
+	if (id < 0)
+		return (int)(-id - 100);
+	snprintf(run, sizeof(run), "%ld", id);
+	db = cli_db_connect("status");
+	if (!db || print_run_header(db, run, "status") < 0)
+		goto out;
+	r = db_query(db, "select step_id || case when node = '' then '' else '@'"
+			 " || node end, state, attempt,"
+			 " coalesce(slurm_job_id::text, case when on_daemon then"
+			 " 'daemon' else '-' end), coalesce(exec_node, '-'),"
+			 " coalesce(to_char(started_at, 'HH24:MI:SS'), '-'),"
+			 " coalesce(to_char(ended_at, 'HH24:MI:SS'), '-'),"
+			 " coalesce(error, '') from steps where run_id = $1"
+			 " order by id", 1, params);
+	if (!r)
+		goto out;
+	printf("%-20s %-11s %-7s %-8s %-10s %-8s %-8s %s\n", "STEP", "STATE",
+	       "ATTEMPT", "JOB", "NODE", "START", "END", "ERROR");
+	for (int i = 0; i < db_rows(r); i++)
+		printf("%-20s %-11s %-7s %-8s %-10s %-8s %-8s %s\n",
+		       db_value(r, i, 0), db_value(r, i, 1), db_value(r, i, 2),
+		       db_value(r, i, 3), db_value(r, i, 4), db_value(r, i, 5),
+		       db_value(r, i, 6), db_value(r, i, 7));
+	db_result_free(r);
+	rc = CLI_OK;
+out:
+	db_close(db);
+	return rc;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	static const char help[] =
+		"usage: roofline cancel RUN\n\nAsks rooflined to cancel RUN: its "
+		"Slurm jobs are cancelled and its\nwaiting steps never start.  "
+		"Only your own runs can be cancelled.\n";
+	long id = one_run_arg(argc, argv, "cancel", help);
+	char run[32];
+	const char *params[] = { run };
+	struct db *db;
+	long n;
+
+	if (id < 0)
+		return (int)(-id - 100);
+	snprintf(run, sizeof(run), "%ld", id);
+	db = cli_db_connect("cancel");
+	if (!db)
+		return CLI_FAILED;
+	n = db_exec(db, "update runs set cancel_requested = true where id = $1"
+			" and state in ('queued', 'running')", 1, params);
+	db_close(db);
+	if (n == 1) {
+		printf("run %ld: cancellation requested\n", id);
+		return CLI_OK;
+	}
+	fprintf(stderr, "roofline cancel: no unfinished run %ld of yours\n", id);
+	return CLI_FAILED;
+}
+
+/* Print v as a CSV field (quoted when it must be). */
+static void csv_field(const char *v)
+{
+	if (!strpbrk(v, ",\"\n\r")) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"')
+			putchar('"');
+		putchar(*v);
+	}
+	putchar('"');
+}
+
+/* Print a separator and a cell: CSV-quoted when sep is ',', else as is. */
+static void print_cell(char sep, const char *v)
+{
+	putchar(sep);
+	if (sep == ',')
+		csv_field(v);
+	else
+		fputs(v, stdout);
+}
+
+/* The field names of a kind's records, numbered in first-appearance order. */
+#define KEYS_CTE \
+	"with keys as (select k, row_number() over (order by min(ord), k) as n" \
+	" from step_records r, jsonb_each_text(r.fields) with ordinality" \
+	" f(k, v, ord) where r.run_id = $1 and r.kind = $2 group by k) "
+
+/* Print the records of one kind as a table (TAB-separated) or CSV: one
+ * column per field name, in the order the fields first appear. */
+static void print_kind(struct db *db, const char *run, const char *kind,
+		       bool csv)
+{
+	const char *params[] = { run, kind };
+	struct db_result *keys, *cells = NULL;
+	char sep = csv ? ',' : '\t';
+
+	keys = db_query(db, KEYS_CTE "select k from keys order by n", 2, params);
+	if (!keys)
+		return;
+	cells = db_query(db, KEYS_CTE "select s.step_id || case when s.node = ''"
+			     " then '' else '@' || s.node end, keys.n,"
+			     " coalesce(r.fields ->> keys.k, '') from step_records r"
+			     " join steps s on s.id = r.step cross join keys where"
+			     " r.run_id = $1 and r.kind = $2 order by r.step, r.seq,"
+			     " keys.n", 2, params);
+	if (!cells)
+		goto out;
+	printf(csv ? "# %s\nstep" : "\n%s records:\nstep", kind);
+	for (int k = 0; k < db_rows(keys); k++)
+		print_cell(sep, db_value(keys, k, 0));
+	for (int i = 0; i < db_rows(cells); i++) {
+		if (db_long(cells, i, 1) == 1)
+			printf("\n%s", db_value(cells, i, 0));
+		print_cell(sep, db_value(cells, i, 2));
+	}
+	putchar('\n');
+out:
+	db_result_free(keys);
+	db_result_free(cells);
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const char help[] =
+		"usage: roofline show [--csv] RUN\n\nPrints the records RUN's steps "
+		"produced, one table per kind.\n";
+	bool csv = argc > 1 && strcmp(argv[1], "--csv") == 0;
+	long id = one_run_arg(argc - csv, argv + csv, "show", help);
+	char run[32];
+	const char *params[] = { run };
+	struct db_result *kinds;
+	struct db *db;
+
+	if (id < 0)
+		return (int)(-id - 100);
+	snprintf(run, sizeof(run), "%ld", id);
+	db = cli_db_connect("show");
+	if (!db)
+		return CLI_FAILED;
+	if (!csv && print_run_header(db, run, "show") < 0) {
+		db_close(db);
+		return CLI_FAILED;
+	}
+	kinds = db_query(db, "select distinct kind from step_records where"
+			     " run_id = $1 order by kind", 1, params);
+	for (int i = 0; kinds && i < db_rows(kinds); i++)
+		print_kind(db, run, db_value(kinds, i, 0), csv);
+	db_result_free(kinds);
+	db_close(db);
+	return CLI_OK;
+}

@@ -1,0 +1,163 @@
+/*
+ * roofline submit - check a pipeline here, queue it as the user who typed the
+ * command (the database records who that is: peer authentication), print
+ * the run id; with --wait, follow the run to its end, a line per state change.
+ */
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_db.h"
+#include "pipeline.h"
+#include "plugin_loader.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: roofline submit [--wait] [--plugin-dir DIR] FILE\n"
+		"\n"
+		"Checks FILE (as `roofline validate` does) and queues a run of it as\n"
+		"you; prints the run id.  An invalid pipeline queues nothing.\n"
+		"\n"
+		"  -w, --wait         follow the run until it ends, printing a line per\n"
+		"                     step state change; exit 0 only if it succeeded\n"
+		"  --plugin-dir DIR   plugins to check the steps against\n"
+		"\n"
+		"Exit status: 0 queued (or, with --wait, succeeded), 1 invalid or\n"
+		"failed, 2 usage.\n");
+}
+
+static long queue_run(struct db *db, const struct pipeline *p)
+{
+	const char *params[] = { p->name, p->yaml };
+	struct db_result *r;
+	long id = -1;
+
+	r = db_query(db, "insert into runs (pipeline_name, yaml) values ($1, $2)"
+			 " returning id", 2, params);
+	if (r && db_rows(r) == 1)
+		id = db_long(r, 0, 0);
+	else
+		fprintf(stderr, "roofline submit: cannot queue the run: %s",
+			db_error(db));
+	db_result_free(r);
+	return id;
+}
+
+/* Print the step events newer than *last_event; returns the run's state
+ * (caller frees) or NULL on a database error. */
+static char *follow_once(struct db *db, const char *run, long *last_event)
+{
+	char last[32];
+	const char *params[] = { run, last };
+	struct db_result *r;
+	char *state = NULL;
+
+	snprintf(last, sizeof(last), "%ld", *last_event);
+	r = db_query(db, "select e.id, to_char(e.at, 'HH24:MI:SS'), s.step_id,"
+			 " s.node, e.state, e.attempt, coalesce(e.detail, '')"
+			 " from step_events e join steps s on s.id = e.step"
+			 " where s.run_id = $1 and e.id > $2 order by e.id",
+		     2, params);
+	for (int i = 0; r && i < db_rows(r); i++) {
+		const char *node = db_value(r, i, 3), *detail = db_value(r, i, 6);
+
+		printf("%s  %s%s%s  %s (attempt %s)%s%s\n", db_value(r, i, 1),
+		       db_value(r, i, 2), node[0] ? "@" : "", node,
+		       db_value(r, i, 4), db_value(r, i, 5), detail[0] ? ": " : "",
+		       detail);
+		*last_event = db_long(r, i, 0);
+	}
+	db_result_free(r);
+	r = db_query(db, "select state, coalesce(error, '') from runs where id = $1",
+		     1, params);
+	if (r && db_rows(r) == 1) {
+		state = xstrdup(db_value(r, 0, 0));
+		if (strcmp(state, "failed") == 0 && db_value(r, 0, 1)[0])
+			printf("run %s failed: %s\n", run, db_value(r, 0, 1));
+	}
+	db_result_free(r);
+	fflush(stdout);
+	return state;
+}
+
+static int follow(struct db *db, long id)
+{
+	char run[32], *state, *last_state = NULL;
+	long last_event = 0;
+	int rc = CLI_FAILED;
+
+	snprintf(run, sizeof(run), "%ld", id);
+	while ((state = follow_once(db, run, &last_event))) {
+		if (!last_state || strcmp(state, last_state) != 0)
+			printf("run %ld: %s\n", id, state);
+		free(last_state);
+		last_state = state;
+		if (strcmp(state, "succeeded") == 0) {
+			rc = CLI_OK;
+			break;
+		}
+		if (strcmp(state, "failed") == 0 || strcmp(state, "cancelled") == 0)
+			break;
+		fflush(stdout);
+		poll(NULL, 0, 500);
+	}
+	free(last_state);
+	return rc;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "wait", no_argument, NULL, 'w' },
+		{ "plugin-dir", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strbuf err = STRBUF_INIT;
+	char *dir = NULL;
+	bool wait = false;
+	struct pipeline *p = NULL;
+	struct db *db = NULL;
+	int c, rc = CLI_FAILED;
+	long id;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "wh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w': wait = true; break;
+		case 'p': free(dir); dir = xstrdup(optarg); break;
+		case 'h': usage(stdout); free(dir); return CLI_OK;
+		default: usage(stderr); free(dir); return CLI_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		usage(stderr);
+		free(dir);
+		return CLI_USAGE;
+	}
+	if (!dir)
+		dir = plugin_loader_default_dir();
+	strbuf_init(&err);
+	p = pipeline_load_file(argv[optind], dir, &err);
+	if (!p) {
+		fprintf(stderr, "%s", err.buf);
+		goto out;
+	}
+	db = cli_db_connect("submit");
+	if (!db || (id = queue_run(db, p)) < 0)
+		goto out;
+	printf("%ld\n", id);
+	fflush(stdout);
+	rc = wait ? follow(db, id) : CLI_OK;
+out:
+	db_close(db);
+	pipeline_free(p);
+	strbuf_release(&err);
+	free(dir);
+	return rc;
+}

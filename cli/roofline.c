@@ -1,0 +1,79 @@
+/*
+ * roofline - the command users and staff type on login nodes.
+ *
+ * A table of subcommands; each lives in cli/cmd_*.c.  Exit status: 0 ok,
+ * 1 failed, 2 usage (as every subcommand).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+#include "paths.h"
+#include "util.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "validate", cmd_validate, "check pipeline files; print every error" },
+	{ "submit", cmd_submit, "queue a run of a pipeline as yourself" },
+	{ "list", cmd_list, "list your runs" },
+	{ "status", cmd_status, "show a run's steps and their Slurm jobs" },
+	{ "cancel", cmd_cancel, "cancel a run and its Slurm jobs" },
+	{ "show", cmd_show, "print a run's results" },
+	{ "plugins", cmd_plugins, "list installed plugins and their options" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: roofline COMMAND [ARGS]\n\nCommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out, "\n`roofline COMMAND --help` describes each.  Exit status: "
+		     "0 ok, 1 failed, 2 usage.\n");
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *names[ARRAY_SIZE(commands) + 1];
+	const char *near;
+
+	log_init("roofline", RL_LOG_WARNING, false);
+	paths_export_defaults();
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+		names[i] = commands[i].name;
+	}
+	names[ARRAY_SIZE(commands)] = NULL;
+	near = util_did_you_mean(argv[1], names);
+	fprintf(stderr, "roofline: unknown command '%s'%s%s%s\n", argv[1],
+		near ? " (did you mean '" : "", near ? near : "",
+		near ? "'?)" : "");
+	return CLI_USAGE;
+}

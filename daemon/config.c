@@ -1,0 +1,208 @@
+/* config.c - see config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "plugin_loader.h"
+#include "util.h"
+#include "yaml_tree.h"
+
+enum cfg_type { CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG };
+
+struct cfg_key {
+	const char *key;
+	enum cfg_type type;
+	size_t offset;
+	const char *help;
+};
+
+#define STR(f) CFG_STRING, offsetof(struct config, f)
+static const struct cfg_key cfg_keys[] = {
+	{ "database", STR(database), "libpq connection string" },
+	{ "spool_dir", STR(spool_dir), "run directories" },
+	{ "plugin_dir", STR(plugin_dir), "plugins" },
+	{ "pipeline_dir", STR(pipeline_dir), "facility pipelines" },
+	{ "job_program", STR(job_program), "roofline-job on compute nodes" },
+	{ "facility_user", STR(facility_user), "user facility runs run as" },
+	{ "pidfile", STR(pidfile), "pid file" },
+	{ "slurm_conf", STR(slurm_conf), "slurm.conf" },
+	{ "poll_interval", CFG_MS, offsetof(struct config, poll_interval_ms),
+	  "engine tick, e.g. 2s or 500ms" },
+	{ "retry_backoff", CFG_SECONDS, offsetof(struct config, retry_backoff_s),
+	  "first retry delay" },
+	{ "log_level", CFG_LEVEL, offsetof(struct config, log_level),
+	  "error, warning, info or debug" },
+	{ "log", CFG_LOG, offsetof(struct config, log_syslog),
+	  "stderr or syslog" },
+};
+
+static char *beside_program(const char *rel, const char *fallback)
+{
+	char *exe = util_exe_dir(), *path;
+
+	if (!exe)
+		return xstrdup(fallback);
+	path = xasprintf("%s/%s", exe, rel);
+	free(exe);
+	return path;
+}
+
+void config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->database = xstrdup("");
+	cfg->spool_dir = xstrdup("/var/spool/rooflined");
+	cfg->plugin_dir = plugin_loader_default_dir();
+	cfg->pipeline_dir = xstrdup("");
+	cfg->job_program = beside_program("roofline-job",
+					  "/usr/local/bin/roofline-job");
+	cfg->facility_user = xstrdup("nobody");
+	cfg->pidfile = xstrdup("");
+	cfg->slurm_conf = xstrdup("");
+	cfg->poll_interval_ms = 2000;
+	cfg->retry_backoff_s = 30;
+	cfg->log_level = RL_LOG_INFO;
+	cfg->log_syslog = false;
+}
+
+void config_release(struct config *cfg)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_keys); i++) {
+		if (cfg_keys[i].type == CFG_STRING)
+			free(*(char **)((char *)cfg + cfg_keys[i].offset));
+	}
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* "500ms", "2s", "1m" or a Slurm-style duration. */
+static int parse_ms(const char *text, long *ms)
+{
+	size_t n = strlen(text);
+	long v;
+
+	if (n > 2 && strcmp(text + n - 2, "ms") == 0) {
+		char *num = xstrndup(text, n - 2);
+		int rc = util_parse_long(num, &v);
+
+		free(num);
+		if (rc < 0 || v <= 0)
+			return -EINVAL;
+		*ms = v;
+		return 0;
+	}
+	if (util_parse_duration(text, &v) < 0 || v <= 0)
+		return -EINVAL;
+	*ms = v * 1000;
+	return 0;
+}
+
+static int set_key(struct config *cfg, const struct cfg_key *k,
+		   const char *text)
+{
+	void *field = (char *)cfg + k->offset;
+	long v;
+
+	switch (k->type) {
+	case CFG_STRING:
+		free(*(char **)field);
+		*(char **)field = xstrdup(text);
+		return 0;
+	case CFG_MS:
+		return parse_ms(text, (long *)field);
+	case CFG_SECONDS:
+		if (util_parse_duration(text, &v) < 0 || v < 0)
+			return -EINVAL;
+		*(long *)field = v;
+		return 0;
+	case CFG_LEVEL:
+		return log_level_parse(text, (enum rl_log_level *)field);
+	case CFG_LOG:
+		if (strcmp(text, "syslog") != 0 && strcmp(text, "stderr") != 0)
+			return -EINVAL;
+		*(bool *)field = text[1] == 'y';
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static const struct cfg_key *find_key(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_keys); i++)
+		if (strcmp(cfg_keys[i].key, key) == 0)
+			return &cfg_keys[i];
+	return NULL;
+}
+
+static void report_unknown(const char *path, const struct ytree_node *k,
+			   struct strbuf *err)
+{
+	const char *names[ARRAY_SIZE(cfg_keys) + 1];
+	const char *near;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cfg_keys); i++)
+		names[i] = cfg_keys[i].key;
+	names[ARRAY_SIZE(cfg_keys)] = NULL;
+	near = util_did_you_mean(k->text, names);
+	strbuf_addf(err, "%s:%u:%u: unknown key '%s'%s%s%s\n", path, k->line,
+		    k->col, k->text, near ? " (did you mean '" : "",
+		    near ? near : "", near ? "'?)" : "");
+}
+
+static int apply_tree(struct config *cfg, const char *path,
+		      const struct ytree_node *root, struct strbuf *err)
+{
+	int rc = 0;
+
+	if (ytree_is_null(root))
+		return 0;
+	if (root->kind != YTREE_MAPPING) {
+		strbuf_addf(err, "%s:%u:%u: expected a mapping of settings, not %s\n",
+			    path, root->line, root->col, ytree_describe(root));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < root->n; i++) {
+		const struct ytree_node *k = root->pairs[i].key;
+		const struct ytree_node *v = root->pairs[i].value;
+		const struct cfg_key *ck;
+
+		if (k->kind != YTREE_SCALAR || !(ck = find_key(k->text))) {
+			if (k->kind == YTREE_SCALAR)
+				report_unknown(path, k, err);
+			rc = -EINVAL;
+			continue;
+		}
+		if (v->kind != YTREE_SCALAR || set_key(cfg, ck, v->text) < 0) {
+			strbuf_addf(err, "%s:%u:%u: bad value for '%s' (%s)\n", path,
+				    v->line, v->col, ck->key, ck->help);
+			rc = -EINVAL;
+		}
+	}
+	return rc;
+}
+
+int config_load(struct config *cfg, const char *path, struct strbuf *err)
+{
+	struct ytree_node *root;
+	char *text;
+	size_t len;
+	int rc = util_read_file(path, YTREE_MAX_BYTES, &text, &len);
+
+	if (rc < 0) {
+		strbuf_addf(err, "%s: cannot read: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	root = ytree_parse(path, text, len, err);
+	free(text);
+	if (!root)
+		return -EINVAL;
+	rc = apply_tree(cfg, path, root, err);
+	ytree_free(root);
+	if (rc < 0) {
+		config_release(cfg);
+		config_defaults(cfg);
+	}
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * config.h - rooflined's configuration (etc/rooflined.yaml).
+ *
+ * Every key has a default, so an empty file is a valid configuration.  The
+ * daemon reloads it on SIGHUP; a file that fails to load leaves the running
+ * configuration untouched.
+ */
+#ifndef ROOFLINE_CONFIG_H
+#define ROOFLINE_CONFIG_H
+
+#include <stdbool.h>
+
+#include "rooflined_plugin.h"
+#include "strbuf.h"
+
+struct config {
+	char *database;        /* libpq connection string; "" = PG* env */
+	char *spool_dir;       /* where run directories are made */
+	char *plugin_dir;      /* plugins (*.so) */
+	char *pipeline_dir;    /* facility pipelines (*.yaml); "" = none */
+	char *job_program;     /* absolute path of roofline-job */
+	char *facility_user;   /* OS user facility pipelines run as */
+	char *pidfile;         /* "" = none */
+	char *slurm_conf;      /* "" = SLURM_CONF or Slurm's default */
+	long poll_interval_ms; /* engine tick */
+	long retry_backoff_s;  /* first retry delay; doubles each attempt */
+	enum rl_log_level log_level;
+	bool log_syslog;
+};
+
+/* Fill cfg with defaults (paths next to the running program).  Caller
+ * releases with config_release. */
+void config_defaults(struct config *cfg);
+
+/* Load path over the defaults into cfg.  0, or -EINVAL/-ENOENT with every
+ * problem appended to err as "path:line:col: message" lines; cfg is then
+ * left with defaults only. */
+int config_load(struct config *cfg, const char *path, struct strbuf *err);
+
+void config_release(struct config *cfg);
+
+#endif

@@ -1,0 +1,239 @@
+/* db.c - see db.h.  The only file that includes libpq-fe.h. */
+#include "db.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+struct db {
+	PGconn *conn;
+	char *conninfo;
+	char user[128];
+};
+
+struct db_result {
+	PGresult *res;
+};
+
+static int db_setup_session(struct db *db)
+{
+	static const char *const setup =
+		"set timezone = 'UTC'; set jit = off; "
+		"set application_name = 'rooflined'";
+	PGresult *res = PQexec(db->conn, setup);
+	int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -EIO;
+
+	PQclear(res);
+	res = PQexec(db->conn, "select current_user");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		snprintf(db->user, sizeof(db->user), "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return rc;
+}
+
+struct db *db_connect(const char *conninfo, struct strbuf *err)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+
+	db->conninfo = xstrdup(conninfo ? conninfo : "");
+	db->conn = PQconnectdb(db->conninfo);
+	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
+		const char *msg = db->conn ? PQerrorMessage(db->conn) : "out of memory";
+
+		strbuf_addf(err, "cannot connect to PostgreSQL: %.*s",
+			    (int)strcspn(msg, "\n"), msg);
+		db_close(db);
+		return NULL;
+	}
+	if (db_setup_session(db) < 0) {
+		strbuf_addf(err, "cannot set up the session: %s",
+			    PQerrorMessage(db->conn));
+		db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	if (db->conn)
+		PQfinish(db->conn);
+	free(db->conninfo);
+	free(db);
+}
+
+bool db_ok(struct db *db)
+{
+	return PQstatus(db->conn) == CONNECTION_OK;
+}
+
+int db_reconnect(struct db *db)
+{
+	PQreset(db->conn);
+	if (PQstatus(db->conn) != CONNECTION_OK || db_setup_session(db) < 0)
+		return -ECONNREFUSED;
+	return 0;
+}
+
+const char *db_error(struct db *db)
+{
+	return PQerrorMessage(db->conn);
+}
+
+const char *db_user(struct db *db)
+{
+	return db->user;
+}
+
+static bool retryable(const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	/* serialization_failure, deadlock_detected */
+	return state && (strcmp(state, "40001") == 0 ||
+			 strcmp(state, "40P01") == 0);
+}
+
+long db_exec(struct db *db, const char *sql, int nparams,
+	     const char *const *params)
+{
+	PGresult *res = PQexecParams(db->conn, sql, nparams, NULL, params,
+				     NULL, NULL, 0);
+	ExecStatusType st = PQresultStatus(res);
+	long rc;
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+		const char *n = PQcmdTuples(res);
+
+		rc = n && *n ? strtol(n, NULL, 10) : 0;
+	} else {
+		rc = retryable(res) ? -EAGAIN : -EIO;
+		log_debug("SQL failed: %s: %s", sql, PQresultErrorMessage(res));
+	}
+	PQclear(res);
+	return rc;
+}
+
+int db_exec_script(struct db *db, const char *sql)
+{
+	PGresult *res = PQexec(db->conn, sql);
+	int rc = PQresultStatus(res) == PGRES_COMMAND_OK ||
+			 PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : -EIO;
+
+	PQclear(res);
+	return rc;
+}
+
+struct db_result *db_query(struct db *db, const char *sql, int nparams,
+			   const char *const *params)
+{
+	PGresult *res = PQexecParams(db->conn, sql, nparams, NULL, params,
+				     NULL, NULL, 0);
+	struct db_result *r;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		log_debug("SQL failed: %s: %s", sql, PQresultErrorMessage(res));
+		PQclear(res);
+		return NULL;
+	}
+	r = xmalloc(sizeof(*r));
+	r->res = res;
+	return r;
+}
+
+int db_rows(const struct db_result *r)
+{
+	return PQntuples(r->res);
+}
+
+const char *db_value(const struct db_result *r, int row, int col)
+{
+	if (PQgetisnull(r->res, row, col))
+		return NULL;
+	return PQgetvalue(r->res, row, col);
+}
+
+long db_long(const struct db_result *r, int row, int col)
+{
+	const char *v = db_value(r, row, col);
+
+	return v ? strtol(v, NULL, 10) : 0;
+}
+
+void db_result_free(struct db_result *r)
+{
+	if (!r)
+		return;
+	PQclear(r->res);
+	free(r);
+}
+
+int db_begin(struct db *db)
+{
+	return db_exec(db, "begin", 0, NULL) < 0 ? -EIO : 0;
+}
+
+int db_commit(struct db *db)
+{
+	long rc = db_exec(db, "commit", 0, NULL);
+
+	return rc < 0 ? (int)rc : 0;
+}
+
+void db_rollback(struct db *db)
+{
+	if (PQtransactionStatus(db->conn) != PQTRANS_IDLE)
+		db_exec(db, "rollback", 0, NULL);
+}
+
+int db_copy_begin(struct db *db, const char *copy_sql)
+{
+	PGresult *res = PQexec(db->conn, copy_sql);
+	int rc = PQresultStatus(res) == PGRES_COPY_IN ? 0 : -EIO;
+
+	if (rc)
+		log_debug("COPY failed: %s", PQresultErrorMessage(res));
+	PQclear(res);
+	return rc;
+}
+
+int db_copy_put(struct db *db, const char *data, size_t len)
+{
+	return PQputCopyData(db->conn, data, (int)len) == 1 ? 0 : -EIO;
+}
+
+int db_copy_end(struct db *db)
+{
+	PGresult *res;
+	int rc = 0;
+
+	if (PQputCopyEnd(db->conn, NULL) != 1)
+		return -EIO;
+	while ((res = PQgetResult(db->conn))) {
+		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+			log_debug("COPY failed: %s", PQresultErrorMessage(res));
+			rc = -EIO;
+		}
+		PQclear(res);
+	}
+	return rc;
+}
+
+void db_copy_escape(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': strbuf_add(sb, "\\\\", 2); break;
+		case '\t': strbuf_add(sb, "\\t", 2); break;
+		case '\n': strbuf_add(sb, "\\n", 2); break;
+		case '\r': strbuf_add(sb, "\\r", 2); break;
+		default: strbuf_addch(sb, *s);
+		}
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * db.h - the one module that talks to PostgreSQL (libpq).
+ *
+ * Values always travel as query parameters (text format), never pasted into
+ * SQL.  Every result is freed where it was obtained (db_result_free).  A
+ * broken connection is noticed by db_ok() and mended by db_reconnect(); the
+ * callers' transactions are short, so nothing is lost by starting again.
+ */
+#ifndef ROOFLINE_DB_H
+#define ROOFLINE_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "strbuf.h"
+
+struct db;
+struct db_result;
+
+/* Connect with a libpq connection string (e.g. "dbname=rooflined host=/run/pg";
+ * "" uses PGHOST/PGPORT/PGDATABASE).  NULL on failure with the reason in
+ * err.  The session is set to UTC and jit off. */
+struct db *db_connect(const char *conninfo, struct strbuf *err);
+void db_close(struct db *db);
+
+/* False once the connection is known to be broken. */
+bool db_ok(struct db *db);
+/* Reset the connection.  0 or -ECONNREFUSED. */
+int db_reconnect(struct db *db);
+/* The last error text of the connection ("" when none); borrowed. */
+const char *db_error(struct db *db);
+/* The role this session runs as (current_user); borrowed, "" if unknown. */
+const char *db_user(struct db *db);
+
+/* Run a command; params may be NULL entries (SQL NULL).  Returns the number
+ * of rows affected (>= 0) or -EIO; -EAGAIN for a serialisation or deadlock
+ * failure worth retrying. */
+long db_exec(struct db *db, const char *sql, int nparams,
+	     const char *const *params);
+
+/* Run a script of several statements with no parameters (migrations only:
+ * constant text from the program's own files).  0 or -EIO. */
+int db_exec_script(struct db *db, const char *sql);
+
+/* Run a query; NULL on error (db_error says why).  Caller frees. */
+struct db_result *db_query(struct db *db, const char *sql, int nparams,
+			   const char *const *params);
+int db_rows(const struct db_result *r);
+/* Text of a field, or NULL for SQL NULL; borrowed from r. */
+const char *db_value(const struct db_result *r, int row, int col);
+/* The field as a long (0 for NULL or garbage). */
+long db_long(const struct db_result *r, int row, int col);
+void db_result_free(struct db_result *r);
+
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+/* Roll back; safe to call when no transaction is open. */
+void db_rollback(struct db *db);
+
+/* COPY ... FROM STDIN in text format: start, put rows (each ends with LF,
+ * fields escaped with db_copy_escape), end.  0 or -EIO. */
+int db_copy_begin(struct db *db, const char *copy_sql);
+int db_copy_put(struct db *db, const char *data, size_t len);
+int db_copy_end(struct db *db);
+/* Append s to sb escaped for COPY's text format. */
+void db_copy_escape(struct strbuf *sb, const char *s);
+
+#endif

@@ -1,0 +1,313 @@
+/* engine.c - the tick, step state changes and finished attempts.  See engine.h. */
+#include "engine.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "migrate.h"
+#include "util.h"
+
+int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
+{
+	memset(e, 0, sizeof(*e));
+	e->cfg = cfg;
+	e->db = db_connect(cfg->database, err);
+	if (!e->db)
+		return -ECONNREFUSED;
+	if (migrate_apply(e->db, err) < 0) {
+		db_close(e->db);
+		e->db = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
+void engine_release(struct engine *e)
+{
+	db_close(e->db);
+	e->db = NULL;
+}
+
+static bool engine_connected(struct engine *e)
+{
+	static time_t last_complaint;
+
+	if (db_ok(e->db))
+		return true;
+	if (db_reconnect(e->db) == 0) {
+		log_info("reconnected to PostgreSQL");
+		return true;
+	}
+	/* rate-limit: once a minute */
+	if (time(NULL) - last_complaint >= 60) {
+		log_error("PostgreSQL is unreachable: %.*s; retrying",
+			  (int)strcspn(db_error(e->db), "\n"), db_error(e->db));
+		last_complaint = time(NULL);
+	}
+	return false;
+}
+
+int engine_tick(struct engine *e)
+{
+	if (!engine_connected(e))
+		return -EIO;
+	runs_start_queued(e);
+	runs_handle_cancels(e);
+	launch_poll(e);
+	launch_repair_submitting(e);
+
+	int n = 0;
+	struct step_row *ready = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on r.id = s.run_id "
+		"where r.state = 'running' and not r.cancel_requested and ("
+		"  (s.state = 'waiting' and not exists (select 1 from steps n "
+		"     where n.id = any(s.needs) and n.state <> 'succeeded'))"
+		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
+		"order by s.id limit 500", 0, NULL, &n);
+
+	for (int i = 0; i < n; i++)
+		launch_step(e, &ready[i]);
+	engine_steps_free(ready, n);
+	runs_finish_done(e);
+	schedule_fire_due(e);
+	return db_ok(e->db) ? 0 : -EIO;
+}
+
+static void copy_text(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+struct step_row *engine_steps_query(struct engine *e, const char *sql,
+				    int nparams, const char *const *params,
+				    int *count)
+{
+	struct db_result *r = db_query(e->db, sql, nparams, params);
+	struct step_row *rows;
+	int n;
+
+	*count = 0;
+	if (!r)
+		return NULL;
+	n = db_rows(r);
+	rows = xcalloc((size_t)(n ? n : 1), sizeof(*rows));
+	for (int i = 0; i < n; i++) {
+		struct step_row *s = &rows[i];
+
+		s->id = db_long(r, i, 0);
+		s->run_id = db_long(r, i, 1);
+		copy_text(s->step_id, sizeof(s->step_id), db_value(r, i, 2));
+		copy_text(s->node, sizeof(s->node), db_value(r, i, 3));
+		copy_text(s->plugin, sizeof(s->plugin), db_value(r, i, 4));
+		s->on_daemon = db_value(r, i, 5)[0] == 't';
+		copy_text(s->state, sizeof(s->state), db_value(r, i, 6));
+		s->attempt = (int)db_long(r, i, 7);
+		s->retries = (int)db_long(r, i, 8);
+		s->timeout_s = db_long(r, i, 9);
+		s->job_id = (uint32_t)db_long(r, i, 10);
+		s->daemon_pid = (pid_t)db_long(r, i, 11);
+		copy_text(s->owner, sizeof(s->owner), db_value(r, i, 12));
+		s->facility = db_value(r, i, 13)[0] == 't';
+		s->spool_dir = xstrdup(db_value(r, i, 14));
+		s->options = xstrdup(db_value(r, i, 15));
+	}
+	db_result_free(r);
+	*count = n;
+	return rows;
+}
+
+void engine_steps_free(struct step_row *rows, int count)
+{
+	for (int i = 0; i < count; i++) {
+		free(rows[i].spool_dir);
+		free(rows[i].options);
+	}
+	free(rows);
+}
+
+int engine_step_set_state(struct engine *e, const struct step_row *s,
+			  const char *state, const struct step_change *c)
+{
+	static const char *const sql =
+		"with u as (update steps set state = $2,"
+		" attempt = coalesce($3::int, attempt),"
+		" slurm_job_id = case when $4::bigint is null then slurm_job_id"
+		"   when $4::bigint = 0 then null else $4::bigint end,"
+		" daemon_pid = case when $5::int is null then daemon_pid"
+		"   when $5::int = 0 then null else $5::int end,"
+		" exec_node = coalesce($6, exec_node),"
+		" error = coalesce($7, error),"
+		" started_at = case when $8::bool then now() else started_at end,"
+		" ended_at = case when $9::bool then now() else ended_at end,"
+		" next_try_at = case when $10::int is null then null"
+		"   else now() + $10::int * interval '1 second' end"
+		" where id = $1 returning id, attempt)"
+		" insert into step_events (step, state, attempt, detail)"
+		" select id, $2, attempt, $11 from u";
+	char id[32], att[32], job[32], pid[32], retry[32];
+	const char *params[11];
+	long rc;
+
+	snprintf(id, sizeof(id), "%ld", s->id);
+	snprintf(att, sizeof(att), "%d", c->attempt);
+	snprintf(job, sizeof(job), "%ld", c->job_id);
+	snprintf(pid, sizeof(pid), "%ld", c->daemon_pid);
+	snprintf(retry, sizeof(retry), "%ld", c->retry_in_s);
+	params[0] = id;
+	params[1] = state;
+	params[2] = c->attempt >= 0 ? att : NULL;
+	params[3] = c->job_id >= 0 ? job : NULL;
+	params[4] = c->daemon_pid >= 0 ? pid : NULL;
+	params[5] = c->exec_node;
+	params[6] = c->error;
+	params[7] = c->started ? "true" : "false";
+	params[8] = c->ended ? "true" : "false";
+	params[9] = c->retry_in_s >= 0 ? retry : NULL;
+	params[10] = c->detail;
+	rc = db_exec(e->db, sql, 11, params);
+	if (rc < 0) {
+		log_error("cannot record step %ld state %s: %s", s->id, state,
+			  db_error(e->db));
+		return -EIO;
+	}
+	if (log_enabled(RL_LOG_INFO)) {
+		char who[256];
+
+		snprintf(who, sizeof(who), "run=%ld step=%s%s%s", s->run_id,
+			 s->step_id, s->node[0] ? "@" : "", s->node);
+		log_msg(RL_LOG_INFO, who, "%s -> %s%s%s", s->state, state,
+			c->detail ? ": " : "", c->detail ? c->detail : "");
+	}
+	return 0;
+}
+
+char *engine_attempt_dir(const struct step_row *s, int attempt)
+{
+	return xasprintf("%s/%s%s%s/attempt-%d", s->spool_dir, s->step_id,
+			 s->node[0] ? "@" : "", s->node, attempt);
+}
+
+int engine_run_identity(const struct engine *e, const struct step_row *s,
+			uid_t *uid, gid_t *gid, struct strbuf *err)
+{
+	const char *user = s->facility ? e->cfg->facility_user : s->owner;
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw) {
+		strbuf_addf(err, "no operating-system user '%s' to run as", user);
+		return -ENOENT;
+	}
+	if (pw->pw_uid == 0) {
+		strbuf_addf(err, "refusing to run jobs as root (user '%s')", user);
+		return -EPERM;
+	}
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	return 0;
+}
+
+/* Delay before attempt n+1: backoff, 2*backoff, 4*backoff, ... (capped). */
+static long retry_delay(const struct engine *e, int attempt)
+{
+	long d = e->cfg->retry_backoff_s;
+
+	for (int i = 1; i < attempt && d < 3600; i++)
+		d *= 2;
+	return d;
+}
+
+/* A failed attempt: retry when allowed and worth it, else fail the step and
+ * skip what needs it. */
+static void step_failed(struct engine *e, const struct step_row *s,
+			const char *error, bool retryable)
+{
+	struct step_change c = STEP_CHANGE_NONE;
+
+	c.error = error;
+	c.detail = error;
+	c.job_id = 0;
+	c.daemon_pid = 0;
+	if (retryable && s->attempt <= s->retries) {
+		c.retry_in_s = retry_delay(e, s->attempt);
+		engine_step_set_state(e, s, "retry_wait", &c);
+		return;
+	}
+	c.ended = true;
+	if (engine_step_set_state(e, s, "failed", &c) == 0)
+		runs_skip_dependents(e, s);
+}
+
+static void describe_slurm_end(struct strbuf *sb, const struct step_row *s,
+			       const char *slurm_state, int slurm_exit)
+{
+	if (s->on_daemon) {
+		if (slurm_state)
+			strbuf_addf(sb, "daemon child timed out after %ld s",
+				    s->timeout_s);
+		else
+			strbuf_addstr(sb, "daemon child ended without an exit record");
+		return;
+	}
+	if (!slurm_state) {
+		strbuf_addf(sb, "Slurm job %u vanished without an exit record",
+			    s->job_id);
+		return;
+	}
+	strbuf_addf(sb, "Slurm job %u ended %s", s->job_id, slurm_state);
+	if (slurm_exit > 0)
+		strbuf_addf(sb, " (exit code %d)", slurm_exit);
+	strbuf_addstr(sb, " without an exit record");
+}
+
+void engine_step_finished(struct engine *e, const struct step_row *s,
+			  const char *slurm_state, int slurm_exit)
+{
+	char *dir = engine_attempt_dir(s, s->attempt);
+	struct strbuf err = STRBUF_INIT;
+	struct job_exit ex;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int rc;
+
+	strbuf_init(&err);
+	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
+		step_failed(e, s, err.buf, false);
+		goto out;
+	}
+	rc = ingest_read_exit(dir, uid, &ex);
+	if (rc == 0 && ex.status == RL_OK &&
+	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
+		rc = ingest_attempt(e, s, dir, ex.node, uid, &err);
+		if (rc == -EINVAL)
+			step_failed(e, s, err.buf, false);
+		/* -EIO: the database went away; the next tick tries again */
+		goto out;
+	}
+	if (slurm_state && strcmp(slurm_state, "CANCELLED") == 0) {
+		struct step_change c = STEP_CHANGE_NONE;
+
+		c.ended = true;
+		c.error = "cancelled";
+		c.detail = "Slurm job cancelled";
+		engine_step_set_state(e, s, "cancelled", &c);
+		runs_skip_dependents(e, s);
+		goto out;
+	}
+	if (rc == 0) {
+		strbuf_addstr(&err, ex.error[0] ? ex.error : "plugin failed");
+		if (slurm_state && strcmp(slurm_state, "COMPLETED") != 0)
+			strbuf_addf(&err, " (Slurm: %s)", slurm_state);
+		step_failed(e, s, err.buf, ex.status == RL_RETRY);
+	} else {
+		describe_slurm_end(&err, s, slurm_state, slurm_exit);
+		step_failed(e, s, err.buf, true);
+	}
+out:
+	strbuf_release(&err);
+	free(dir);
+}

@@ -1,0 +1,157 @@
+/*
+ * engine.h - the pipeline engine: turns runs into Slurm jobs and daemon-side
+ * plugin runs, follows them, ingests what they produce and finishes runs.
+ *
+ * All state lives in PostgreSQL (sql/001_core.sql); the engine keeps nothing
+ * in memory that a restart would miss, so `kill -9` of the daemon loses
+ * nothing: on the next start the engine picks up every step where the
+ * database says it is, repairing the one window a crash can leave open (a
+ * step marked 'submitting' whose Slurm job may or may not exist) through the
+ * job's name, rl.<step>.<attempt>.
+ *
+ * A step's state changes only through engine_step_set_state(), which also
+ * writes the step_events row and the log line.
+ *
+ * Modules: engine.c (the tick, state changes, finishing steps), runs.c
+ * (starting, cancelling and finishing runs), launch.c (Slurm jobs and daemon
+ * children), ingest.c (records into PostgreSQL), schedule.c (facility
+ * pipelines and cron).
+ */
+#ifndef ROOFLINE_ENGINE_H
+#define ROOFLINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config.h"
+#include "db.h"
+#include "job_host.h"
+#include "strbuf.h"
+
+#define ENGINE_JOB_PREFIX "rl."
+
+struct engine {
+	const struct config *cfg; /* borrowed; replaced on reload */
+	struct db *db;            /* owned */
+	time_t last_schedule_check;
+};
+
+/* A step instance as the engine reads it from the database. */
+struct step_row {
+	long id;
+	long run_id;
+	char step_id[72];
+	char node[72];
+	char plugin[72];
+	bool on_daemon;
+	char state[16];
+	int attempt;
+	int retries;
+	long timeout_s;
+	uint32_t job_id;
+	pid_t daemon_pid;
+	char owner[72];
+	bool facility;
+	char *spool_dir; /* the run's directory, owned */
+	char *options;   /* `option` records, owned */
+};
+
+/* ---- engine.c ---- */
+
+/* Connect and prepare.  0 or -errno with err set. */
+int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);
+void engine_release(struct engine *e);
+
+/* One pass over everything; returns 0, or -EIO when the database went away
+ * (the caller waits and calls again: the next tick reconnects). */
+int engine_tick(struct engine *e);
+
+/* Change a step's state, with optional column updates, record the event and
+ * log it.  NULL/negative arguments leave a column alone.  0 or -EIO. */
+struct step_change {
+	int attempt;            /* -1: keep */
+	long job_id;            /* -1: keep; 0: clear */
+	long daemon_pid;        /* -1: keep; 0: clear */
+	const char *exec_node;  /* NULL: keep */
+	const char *error;      /* NULL: keep */
+	bool started, ended;    /* stamp started_at / ended_at now */
+	long retry_in_s;        /* >= 0: next_try_at = now + this */
+	const char *detail;     /* for step_events and the log */
+};
+#define STEP_CHANGE_NONE { .attempt = -1, .job_id = -1, .daemon_pid = -1, \
+			   .retry_in_s = -1 }
+int engine_step_set_state(struct engine *e, const struct step_row *s,
+			  const char *state, const struct step_change *c);
+
+/* The directory of attempt n of step s (caller frees). */
+char *engine_attempt_dir(const struct step_row *s, int attempt);
+
+/* A step attempt ended: exit record (NULL when none), what Slurm said
+ * (NULL when Slurm forgot the job or for daemon steps).  Ingests, retries or
+ * fails the step. */
+void engine_step_finished(struct engine *e, const struct step_row *s,
+			  const char *slurm_state, int slurm_exit);
+
+/* Read rows of `select <STEP_COLUMNS> ... ` into step_rows; caller frees
+ * with engine_steps_free.  NULL on a database error. */
+#define ENGINE_STEP_COLUMNS \
+	"s.id, s.run_id, s.step_id, s.node, s.plugin, s.on_daemon, s.state, " \
+	"s.attempt, s.retries, coalesce(s.timeout_s, 0), " \
+	"coalesce(s.slurm_job_id, 0), coalesce(s.daemon_pid, 0), r.owner, " \
+	"r.facility, coalesce(r.spool_dir, ''), s.options"
+struct step_row *engine_steps_query(struct engine *e, const char *sql,
+				    int nparams, const char *const *params,
+				    int *count);
+void engine_steps_free(struct step_row *rows, int count);
+
+/* The OS identity a run's jobs run as: its owner, or the facility user for
+ * facility runs.  Refuses root.  0 or -EPERM/-ENOENT with err. */
+int engine_run_identity(const struct engine *e, const struct step_row *s,
+			uid_t *uid, gid_t *gid, struct strbuf *err);
+
+/* ---- runs.c ---- */
+void runs_start_queued(struct engine *e);
+void runs_handle_cancels(struct engine *e);
+void runs_finish_done(struct engine *e);
+/* Skip every step that (transitively) needs step s. */
+void runs_skip_dependents(struct engine *e, const struct step_row *s);
+/* Queue a run of a pipeline as the facility (scheduled).  Returns run id or
+ * -EIO. */
+long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
+			 const char *yaml);
+
+/* ---- launch.c ---- */
+/* Launch the next attempt of a ready step: a Slurm job, or a daemon child. */
+void launch_step(struct engine *e, const struct step_row *s);
+/* Steps left 'submitting' by a crash: adopt their job or submit again. */
+void launch_repair_submitting(struct engine *e);
+/* Follow Slurm jobs (one poll) and daemon children. */
+void launch_poll(struct engine *e);
+/* Cancel a step's job or child; 0 or -EIO. */
+int launch_cancel(struct engine *e, const struct step_row *s);
+
+/* ---- ingest.c ---- */
+/* Ingest attempt dir's records.tsv for step s in one transaction and mark
+ * the step succeeded.  Idempotent: an attempt already ingested adds nothing.
+ * 0, -EIO (database: try again later) or -EINVAL (bad output, with err). */
+int ingest_attempt(struct engine *e, const struct step_row *s,
+		   const char *dir, const char *exec_node, uid_t owner,
+		   struct strbuf *err);
+/* Read the attempt's exit record, refusing anything but a regular file
+ * owned by uid.  0, -ENOENT (no exit record) or -EINVAL. */
+int ingest_read_exit(const char *dir, uid_t uid, struct job_exit *ex);
+/* Open path for reading only if it is a regular file owned by uid (not a
+ * symlink): user-owned directories are read by a root daemon.  fd or -errno. */
+int ingest_open_owned(const char *path, uid_t uid);
+
+/* ---- schedule.c ---- */
+/* Load the facility pipelines from cfg->pipeline_dir into the pipelines
+ * table (new, changed, removed).  0 or -EIO. */
+int schedule_load_pipelines(struct engine *e);
+/* Fire each scheduled pipeline whose slot has come (once, however many slots
+ * were missed). */
+void schedule_fire_due(struct engine *e);
+
+#endif

@@ -1,0 +1,241 @@
+/*
+ * ingest.c - a finished attempt's records into PostgreSQL, in one
+ * transaction, idempotently.  See engine.h.
+ *
+ * The attempt directory belongs to the run's user and the daemon reads it as
+ * root, so files are opened without following links and must be regular
+ * files owned by that user: a user cannot make the daemon read someone
+ * else's file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "records.h"
+#include "util.h"
+
+#define INGEST_MAX_BYTES (2048u * 1024u * 1024u)
+
+int ingest_open_owned(const char *path, uid_t uid)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
+	    st.st_nlink != 1) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* Read a whole owned file; caller frees *out. */
+static int read_owned(const char *path, uid_t uid, char **out)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd = ingest_open_owned(path, uid);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size > INGEST_MAX_BYTES) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int ingest_read_exit(const char *dir, uid_t uid, struct job_exit *ex)
+{
+	char *path = xasprintf("%s/%s", dir, JOB_EXIT_FILE), *buf;
+	int rc = read_owned(path, uid, &buf);
+
+	if (rc == 0) {
+		rc = job_exit_parse(buf, path, ex);
+		free(buf);
+	} else if (rc != -ENOENT) {
+		log_warn("ignoring %s: %s", path,
+			 rc == -EPERM ? "not a regular file owned by the run's user"
+				      : strerror(-rc));
+		rc = -EINVAL;
+	}
+	free(path);
+	return rc;
+}
+
+/* JSON string literal of s. */
+static void json_string(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20)
+			strbuf_addf(sb, "\\u%04x", c);
+		else
+			strbuf_addch(sb, (char)c);
+	}
+	strbuf_addch(sb, '"');
+}
+
+struct copy_state {
+	struct engine *e;
+	const struct step_row *s;
+	const char *node;
+	struct strbuf row, json;
+	long seq;
+	int rc;
+};
+
+/* One record -> one COPY row: step, attempt, seq, run_id, kind, node, fields. */
+static int copy_record(void *arg, const char *kind, const struct rl_field *f)
+{
+	struct copy_state *cs = arg;
+
+	strbuf_reset(&cs->row);
+	strbuf_reset(&cs->json);
+	strbuf_addch(&cs->json, '{');
+	for (const struct rl_field *p = f; p->key; p++) {
+		if (p != f)
+			strbuf_addch(&cs->json, ',');
+		json_string(&cs->json, p->key);
+		strbuf_addch(&cs->json, ':');
+		json_string(&cs->json, p->value);
+	}
+	strbuf_addch(&cs->json, '}');
+	strbuf_addf(&cs->row, "%ld\t%d\t%ld\t%ld\t", cs->s->id, cs->s->attempt,
+		    cs->seq++, cs->s->run_id);
+	db_copy_escape(&cs->row, kind);
+	strbuf_addch(&cs->row, '\t');
+	db_copy_escape(&cs->row, cs->node);
+	strbuf_addch(&cs->row, '\t');
+	db_copy_escape(&cs->row, cs->json.buf);
+	strbuf_addch(&cs->row, '\n');
+	if (db_copy_put(cs->e->db, cs->row.buf, cs->row.len) < 0) {
+		cs->rc = -EIO;
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Lock the step row; true when this attempt is still waiting for ingest. */
+static int claim_step(struct engine *e, const struct step_row *s)
+{
+	char id[32], att[32];
+	const char *params[] = { id, att };
+	struct db_result *r;
+	int claimed;
+
+	snprintf(id, sizeof(id), "%ld", s->id);
+	snprintf(att, sizeof(att), "%d", s->attempt);
+	r = db_query(e->db, "select 1 from steps where id = $1 and attempt = $2"
+			    " and state in ('pending', 'running') for update",
+		     2, params);
+	if (!r)
+		return -EIO;
+	claimed = db_rows(r) == 1;
+	db_result_free(r);
+	return claimed;
+}
+
+static int copy_records(struct engine *e, const struct step_row *s,
+			char *buf, const char *path, const char *node,
+			struct strbuf *err)
+{
+	struct copy_state cs = { .e = e, .s = s, .node = node };
+	int rc;
+
+	strbuf_init(&cs.row);
+	strbuf_init(&cs.json);
+	if (db_copy_begin(e->db, "copy step_records (step, attempt, seq, run_id,"
+				 " kind, node, fields) from stdin") < 0) {
+		rc = -EIO;
+		goto out;
+	}
+	rc = records_each_in(buf, path, NULL, copy_record, &cs, err);
+	if (rc == -EINVAL) {
+		db_copy_end(e->db); /* ends the COPY; the caller rolls back */
+		goto out;
+	}
+	if (db_copy_end(e->db) < 0 || cs.rc < 0) {
+		strbuf_addf(err, "cannot store the records of %s: %s", path,
+			    db_error(e->db));
+		rc = -EINVAL; /* e.g. a trigger refused a record */
+		if (!db_ok(e->db))
+			rc = -EIO;
+	}
+out:
+	strbuf_release(&cs.row);
+	strbuf_release(&cs.json);
+	return rc;
+}
+
+int ingest_attempt(struct engine *e, const struct step_row *s,
+		   const char *dir, const char *exec_node, uid_t owner,
+		   struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE), *buf = NULL;
+	struct step_change c = STEP_CHANGE_NONE;
+	int rc = read_owned(path, owner, &buf), claimed;
+
+	if (rc == -ENOENT) {
+		buf = xstrdup(""); /* a step may emit nothing */
+	} else if (rc < 0) {
+		strbuf_addf(err, "cannot read %s: %s", path,
+			    rc == -EPERM ? "not a regular file owned by the run's user"
+					 : strerror(-rc));
+		rc = -EINVAL;
+		goto out;
+	}
+	rc = -EIO;
+	if (db_begin(e->db) < 0)
+		goto out;
+	claimed = claim_step(e, s);
+	if (claimed <= 0) {
+		db_rollback(e->db);
+		rc = claimed; /* 0: already ingested, nothing to do */
+		goto out;
+	}
+	rc = copy_records(e, s, buf, path, exec_node, err);
+	if (rc < 0)
+		goto out_rollback;
+	c.exec_node = exec_node;
+	c.ended = true;
+	c.job_id = -1;
+	c.detail = "ingested";
+	if (engine_step_set_state(e, s, "succeeded", &c) < 0 ||
+	    db_commit(e->db) < 0) {
+		rc = -EIO;
+		goto out_rollback;
+	}
+	rc = 0;
+	goto out;
+out_rollback:
+	db_rollback(e->db);
+out:
+	free(buf);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,633 @@
+/*
+ * launch.c - start step attempts and follow them: Slurm jobs through
+ * daemon/slurm.c, `on: daemon` steps as children of the daemon.  See engine.h.
+ *
+ * Both kinds run roofline-job on an attempt directory the daemon prepared:
+ *
+ *   <spool>/run-<id>/<step>[@<node>]/attempt-<n>/   owned by the run's user
+ *       params.tsv   written here before the directory is handed over
+ *       job.out      the job's stdout and stderr
+ *       records.tsv, exit.tsv   written by roofline-job
+ *
+ * A daemon child takes a lock on <spool>/.locks/step-<id> before it drops
+ * its privileges and execs roofline-job, and keeps it until it ends; so a
+ * restarted daemon knows whether a child of its predecessor still runs.  The
+ * child's own alarm() enforces the step's timeout, whoever its parent is.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "records.h"
+#include "slurm.h"
+#include "util.h"
+
+/* Slurm settings of a step, from its `slurm` record in steps.options. */
+struct slurm_opts {
+	char *partition, *gres, *account, *qos, *constraint;
+	long time_s, nodes;
+};
+
+static int read_option_record(void *arg, const char *kind,
+			      const struct rl_field *f)
+{
+	struct job_spec *spec = arg;
+
+	if (strcmp(kind, "option") == 0)
+		job_spec_add_option(spec, rl_field_get(f, "key"),
+				    rl_field_get(f, "value"));
+	return 0;
+}
+
+static int read_slurm_record(void *arg, const char *kind,
+			     const struct rl_field *f)
+{
+	struct slurm_opts *so = arg;
+	const char *v;
+
+	(void)kind;
+	job_spec_set(&so->partition, rl_field_get(f, "partition"));
+	job_spec_set(&so->gres, rl_field_get(f, "gres"));
+	job_spec_set(&so->account, rl_field_get(f, "account"));
+	job_spec_set(&so->qos, rl_field_get(f, "qos"));
+	job_spec_set(&so->constraint, rl_field_get(f, "constraint"));
+	if ((v = rl_field_get(f, "time_s")))
+		util_parse_long(v, &so->time_s);
+	if ((v = rl_field_get(f, "nodes")))
+		util_parse_long(v, &so->nodes);
+	return 0;
+}
+
+static void slurm_opts_release(struct slurm_opts *so)
+{
+	free(so->partition);
+	free(so->gres);
+	free(so->account);
+	free(so->qos);
+	free(so->constraint);
+}
+
+/* Run fn over the records of s->options (copied: parsing is in place). */
+static void each_option_record(const struct step_row *s, const char *kind,
+			       records_fn fn, void *arg)
+{
+	char *copy = xstrdup(s->options);
+
+	records_each_in(copy, "steps.options", kind, fn, arg, NULL);
+	free(copy);
+}
+
+/* Inputs: the output directories of the steps s needs. */
+static int add_inputs(struct engine *e, const struct step_row *s,
+		      struct job_spec *spec)
+{
+	char id[32];
+	const char *params[] = { id };
+	struct step_row *needs;
+	int n;
+
+	snprintf(id, sizeof(id), "%ld", s->id);
+	needs = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
+		"r.id = s.run_id where s.id = any((select needs from steps where "
+		"id = $1)) order by s.id", 1, params, &n);
+	if (!needs)
+		return -EIO;
+	for (int i = 0; i < n; i++) {
+		char *dir = engine_attempt_dir(&needs[i], needs[i].attempt);
+		char *name = needs[i].node[0]
+				     ? xasprintf("%s@%s", needs[i].step_id, needs[i].node)
+				     : xstrdup(needs[i].step_id);
+
+		job_spec_add_input(spec, name, dir);
+		free(name);
+		free(dir);
+	}
+	engine_steps_free(needs, n);
+	return 0;
+}
+
+/*
+ * Make the attempt directory (root-owned parents), write params.tsv into it,
+ * then hand it to the user.  An existing directory (a crash between the two
+ * halves of a launch) is reused only if it is a real directory.
+ */
+static int prepare_attempt(struct engine *e, const struct step_row *s,
+			   int attempt, const char *dir, uid_t uid, gid_t gid,
+			   struct strbuf *err)
+{
+	struct job_spec spec;
+	struct strbuf params = STRBUF_INIT;
+	char *parent = xstrdup(dir), *path = NULL;
+	struct stat st;
+	int rc;
+
+	*strrchr(parent, '/') = '\0';
+	job_spec_init(&spec);
+	strbuf_init(&params);
+	rc = util_mkdir_p(parent, 0755);
+	if (rc == 0 && mkdir(dir, 0700) < 0 &&
+	    (errno != EEXIST || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rc = -errno ? -errno : -EEXIST;
+	if (rc < 0) {
+		strbuf_addf(err, "cannot make %s: %s", dir, strerror(-rc));
+		goto out;
+	}
+	job_spec_set(&spec.plugin, s->plugin);
+	job_spec_set(&spec.step_id, s->step_id);
+	job_spec_set(&spec.run_dir, s->spool_dir);
+	job_spec_set(&spec.out_dir, dir);
+	spec.run_id = s->run_id;
+	spec.attempt = attempt;
+	each_option_record(s, "option", read_option_record, &spec);
+	if (add_inputs(e, s, &spec) < 0) {
+		strbuf_addf(err, "cannot read the step's inputs: %s", db_error(e->db));
+		rc = -EIO;
+		goto out;
+	}
+	job_spec_format(&spec, &params);
+	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
+	rc = util_write_file_atomic(path, params.buf, params.len, 0644);
+	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
+		rc = -errno;
+	if (rc < 0)
+		strbuf_addf(err, "cannot prepare %s: %s", dir, strerror(-rc));
+out:
+	free(path);
+	free(parent);
+	strbuf_release(&params);
+	job_spec_release(&spec);
+	return rc;
+}
+
+/* Append s single-quoted for sh. */
+static void sh_quote(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
+static char **job_environment(const struct engine *e, uid_t uid)
+{
+	static const char *const pass[] = { "ROOFLINE_LIBEXEC", "ROOFLINE_ETC",
+					    "LANG", "TZ" };
+	struct passwd *pw = getpwuid(uid);
+	char **env = xcalloc(ARRAY_SIZE(pass) + 6, sizeof(char *));
+	size_t n = 0;
+
+	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n++] = xasprintf("ROOFLINE_PLUGIN_DIR=%s", e->cfg->plugin_dir);
+	if (pw) {
+		env[n++] = xasprintf("HOME=%s", pw->pw_dir);
+		env[n++] = xasprintf("USER=%s", pw->pw_name);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(pass); i++)
+		if (getenv(pass[i]))
+			env[n++] = xasprintf("%s=%s", pass[i], getenv(pass[i]));
+	env[n] = NULL;
+	return env;
+}
+
+static void env_free(char **env)
+{
+	for (char **p = env; *p; p++)
+		free(*p);
+	free(env);
+}
+
+static char *job_name(const struct step_row *s, int attempt)
+{
+	return xasprintf(ENGINE_JOB_PREFIX "%ld.%d", s->id, attempt);
+}
+
+static int submit_slurm(struct engine *e, const struct step_row *s,
+			int attempt, const char *dir, uid_t uid, gid_t gid,
+			uint32_t *job_id, struct strbuf *err)
+{
+	struct slurm_opts so = { .nodes = 1 };
+	struct strbuf script = STRBUF_INIT;
+	char *name = job_name(s, attempt), *out = xasprintf("%s/job.out", dir);
+	char **env = job_environment(e, uid);
+	int rc;
+
+	strbuf_init(&script);
+	each_option_record(s, "slurm", read_slurm_record, &so);
+	if (s->timeout_s > 0)
+		so.time_s = s->timeout_s;
+	strbuf_addstr(&script, "#!/bin/sh\n# rooflined step attempt\nexec ");
+	sh_quote(&script, e->cfg->job_program);
+	strbuf_addch(&script, ' ');
+	sh_quote(&script, dir);
+	strbuf_addch(&script, '\n');
+
+	struct slurm_job_request req = {
+		.name = name, .script = script.buf, .work_dir = dir,
+		.std_out = out, .partition = so.partition, .gres = so.gres,
+		.account = so.account, .qos = so.qos,
+		.constraint = so.constraint,
+		.nodelist = s->node[0] ? s->node : NULL,
+		.nodes = so.nodes > 0 ? so.nodes : 1,
+		.time_limit_s = so.time_s, .uid = uid, .gid = gid, .env = env,
+	};
+	rc = slurm_submit(&req, job_id, err);
+	env_free(env);
+	strbuf_release(&script);
+	slurm_opts_release(&so);
+	free(out);
+	free(name);
+	return rc;
+}
+
+static char *lock_path(const struct step_row *s, const struct engine *e)
+{
+	(void)e;
+	return xasprintf("%s/../.locks/step-%ld", s->spool_dir, s->id);
+}
+
+/* In the child: lock, become the user, limit time, exec roofline-job. */
+static void exec_daemon_child(const struct engine *e, const struct step_row *s,
+			      const char *dir, uid_t uid, gid_t gid)
+{
+	char *lock = lock_path(s, e), *out;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct passwd *pw = getpwuid(uid);
+	char **env = job_environment(e, uid);
+	int fd = open(lock, O_RDWR | O_CREAT, 0600);
+
+	if (fd < 0 || fcntl(fd, F_SETLK, &fl) < 0)
+		_exit(70);
+	setsid();
+	if (setgroups(0, NULL) < 0 || (pw && initgroups(pw->pw_name, gid) < 0) ||
+	    setgid(gid) < 0 || setuid(uid) < 0 || setuid(0) == 0)
+		_exit(71);
+	out = xasprintf("%s/job.out", dir);
+	int ofd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
+		       0600);
+
+	if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(ofd, 2) < 0)
+		_exit(72);
+	if (chdir(dir) < 0)
+		_exit(73);
+	if (s->timeout_s > 0)
+		alarm((unsigned)s->timeout_s);
+	execle(e->cfg->job_program, "roofline-job", dir, (char *)NULL, env);
+	_exit(127);
+}
+
+static int spawn_daemon_child(struct engine *e, const struct step_row *s,
+			      const char *dir, uid_t uid, gid_t gid,
+			      pid_t *pid, struct strbuf *err)
+{
+	char *locks = xasprintf("%s/../.locks", s->spool_dir);
+
+	util_mkdir_p(locks, 0700);
+	free(locks);
+	*pid = fork();
+	if (*pid < 0) {
+		strbuf_addf(err, "cannot fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (*pid == 0)
+		exec_daemon_child(e, s, dir, uid, gid);
+	return 0;
+}
+
+static void launch_failed(struct engine *e, const struct step_row *s,
+			  int attempt, const char *error)
+{
+	struct step_row copy = *s;
+
+	copy.attempt = attempt;
+	strcpy(copy.state, "submitting");
+	/* the same policy as a failed attempt: retry if allowed */
+	struct step_change c = STEP_CHANGE_NONE;
+
+	c.error = error;
+	c.detail = error;
+	if (attempt <= s->retries) {
+		c.retry_in_s = e->cfg->retry_backoff_s;
+		engine_step_set_state(e, &copy, "retry_wait", &c);
+	} else {
+		c.ended = true;
+		if (engine_step_set_state(e, &copy, "failed", &c) == 0)
+			runs_skip_dependents(e, &copy);
+	}
+}
+
+/* Launch attempt `attempt` of s (s->state is 'waiting', 'retry_wait' or, in
+ * a repair, 'submitting'). */
+static void launch_attempt(struct engine *e, const struct step_row *s,
+			   int attempt)
+{
+	struct step_change c = STEP_CHANGE_NONE;
+	struct strbuf err = STRBUF_INIT;
+	struct step_row cur = *s;
+	char *dir = engine_attempt_dir(s, attempt);
+	uid_t uid;
+	gid_t gid;
+
+	strbuf_init(&err);
+	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
+		launch_failed(e, s, s->retries + 1, err.buf);
+		goto out;
+	}
+	if (strcmp(s->state, "submitting") != 0) {
+		c.attempt = attempt;
+		c.detail = s->on_daemon ? "starting daemon child" : "submitting";
+		if (engine_step_set_state(e, s, "submitting", &c) < 0)
+			goto out;
+		strcpy(cur.state, "submitting");
+	}
+	cur.attempt = attempt;
+	if (prepare_attempt(e, s, attempt, dir, uid, gid, &err) < 0) {
+		launch_failed(e, &cur, attempt, err.buf);
+		goto out;
+	}
+	c = (struct step_change)STEP_CHANGE_NONE;
+	if (s->on_daemon) {
+		pid_t pid;
+
+		if (spawn_daemon_child(e, &cur, dir, uid, gid, &pid, &err) < 0) {
+			launch_failed(e, &cur, attempt, err.buf);
+			goto out;
+		}
+		c.daemon_pid = pid;
+		c.started = true;
+		c.detail = "daemon child started";
+		engine_step_set_state(e, &cur, "running", &c);
+	} else {
+		uint32_t job_id;
+		char detail[64];
+
+		if (submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err) < 0) {
+			launch_failed(e, &cur, attempt, err.buf);
+			goto out;
+		}
+		snprintf(detail, sizeof(detail), "Slurm job %u", job_id);
+		c.job_id = job_id;
+		c.detail = detail;
+		engine_step_set_state(e, &cur, "pending", &c);
+	}
+out:
+	strbuf_release(&err);
+	free(dir);
+}
+
+void launch_step(struct engine *e, const struct step_row *s)
+{
+	launch_attempt(e, s, s->attempt + 1);
+}
+
+/* ---- following attempts ------------------------------------------------- */
+
+static int by_job_id(const void *a, const void *b)
+{
+	const struct step_row *x = a, *y = b;
+
+	return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+struct poll_state {
+	struct engine *e;
+	struct step_row *rows;
+	bool *seen;
+	int n;
+};
+
+static int on_slurm_job(void *arg, const struct slurm_job *job)
+{
+	struct poll_state *ps = arg;
+	struct step_row key = { .job_id = job->id }, *s;
+
+	s = bsearch(&key, ps->rows, (size_t)ps->n, sizeof(key), by_job_id);
+	if (!s)
+		return 0;
+	ps->seen[s - ps->rows] = true;
+	if (job->phase == SLURM_PHASE_PENDING)
+		return 0;
+	if (job->phase == SLURM_PHASE_RUNNING) {
+		if (strcmp(s->state, "pending") == 0) {
+			struct step_change c = STEP_CHANGE_NONE;
+
+			c.started = true;
+			c.exec_node = job->nodes;
+			c.detail = job->nodes;
+			engine_step_set_state(ps->e, s, "running", &c);
+		}
+		return 0;
+	}
+	engine_step_finished(ps->e, s, job->state, job->exit_code);
+	return 0;
+}
+
+static void poll_slurm(struct engine *e)
+{
+	struct poll_state ps = { .e = e };
+	struct strbuf err = STRBUF_INIT;
+
+	ps.rows = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
+		"r.id = s.run_id where s.state in ('pending', 'running') and "
+		"not s.on_daemon and s.slurm_job_id is not null", 0, NULL, &ps.n);
+	if (!ps.rows || ps.n == 0)
+		goto out;
+	qsort(ps.rows, (size_t)ps.n, sizeof(*ps.rows), by_job_id);
+	ps.seen = xcalloc((size_t)ps.n, sizeof(bool));
+	strbuf_init(&err);
+	if (slurm_poll(ENGINE_JOB_PREFIX, on_slurm_job, &ps, &err) < 0) {
+		log_error("%s", err.buf);
+		goto out;
+	}
+	/* Jobs Slurm has forgotten: their exit record tells. */
+	for (int i = 0; i < ps.n; i++)
+		if (!ps.seen[i])
+			engine_step_finished(e, &ps.rows[i], NULL, -1);
+out:
+	strbuf_release(&err);
+	free(ps.seen);
+	engine_steps_free(ps.rows, ps.n);
+}
+
+/* Exit statuses of children reaped by this process, for messages. */
+static struct {
+	pid_t pid;
+	int status;
+} reaped[64];
+static size_t n_reaped;
+
+static void reap_children(void)
+{
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		reaped[n_reaped % ARRAY_SIZE(reaped)].pid = pid;
+		reaped[n_reaped % ARRAY_SIZE(reaped)].status = status;
+		n_reaped++;
+	}
+}
+
+static bool reaped_by_alarm(pid_t pid)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(reaped) && i < n_reaped; i++)
+		if (reaped[i].pid == pid && WIFSIGNALED(reaped[i].status) &&
+		    WTERMSIG(reaped[i].status) == SIGALRM)
+			return true;
+	return false;
+}
+
+/* The pid holding a daemon step's lock, 0 when none (the child ended). */
+static pid_t lock_holder(const struct engine *e, const struct step_row *s)
+{
+	char *path = lock_path(s, e);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	pid_t pid = 0;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+		pid = fl.l_pid;
+	close(fd);
+	return pid;
+}
+
+static void poll_daemon_children(struct engine *e)
+{
+	int n;
+	struct step_row *rows;
+
+	reap_children();
+	rows = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
+		"r.id = s.run_id where s.state = 'running' and s.on_daemon",
+		0, NULL, &n);
+	for (int i = 0; rows && i < n; i++) {
+		struct step_row *s = &rows[i];
+		char *dir;
+		struct job_exit ex;
+		uid_t uid;
+		gid_t gid;
+		struct strbuf err = STRBUF_INIT;
+
+		if (lock_holder(e, s))
+			continue;
+		strbuf_init(&err);
+		dir = engine_attempt_dir(s, s->attempt);
+		if (reaped_by_alarm(s->daemon_pid) &&
+		    engine_run_identity(e, s, &uid, &gid, &err) == 0 &&
+		    ingest_read_exit(dir, uid, &ex) == -ENOENT) {
+			engine_step_finished(e, s, "TIMEOUT", -1);
+		} else {
+			engine_step_finished(e, s, NULL, -1);
+		}
+		strbuf_release(&err);
+		free(dir);
+	}
+	engine_steps_free(rows, n);
+}
+
+void launch_poll(struct engine *e)
+{
+	poll_slurm(e);
+	poll_daemon_children(e);
+}
+
+struct repair_state {
+	struct engine *e;
+	struct step_row *rows;
+	int n;
+	bool *adopted;
+};
+
+static int on_repair_job(void *arg, const struct slurm_job *job)
+{
+	struct repair_state *rs = arg;
+
+	for (int i = 0; i < rs->n; i++) {
+		char *name = job_name(&rs->rows[i], rs->rows[i].attempt);
+		bool match = strcmp(name, job->name) == 0;
+
+		free(name);
+		if (match && !rs->adopted[i]) {
+			struct step_change c = STEP_CHANGE_NONE;
+			char detail[96];
+
+			snprintf(detail, sizeof(detail),
+				 "adopted Slurm job %u after a restart", job->id);
+			c.job_id = job->id;
+			c.detail = detail;
+			engine_step_set_state(rs->e, &rs->rows[i], "pending", &c);
+			rs->adopted[i] = true;
+		}
+	}
+	return 0;
+}
+
+void launch_repair_submitting(struct engine *e)
+{
+	struct repair_state rs = { .e = e };
+	struct strbuf err = STRBUF_INIT;
+
+	rs.rows = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
+		"r.id = s.run_id where s.state = 'submitting'", 0, NULL, &rs.n);
+	if (!rs.rows || rs.n == 0)
+		goto out;
+	rs.adopted = xcalloc((size_t)rs.n, sizeof(bool));
+	strbuf_init(&err);
+	if (slurm_poll(ENGINE_JOB_PREFIX, on_repair_job, &rs, &err) < 0) {
+		log_error("%s", err.buf);
+		goto out;
+	}
+	for (int i = 0; i < rs.n; i++) {
+		if (rs.adopted[i])
+			continue;
+		if (rs.rows[i].on_daemon && lock_holder(e, &rs.rows[i]))
+			continue;
+		log_info("step %ld attempt %d was not submitted before a restart; "
+			 "submitting it now", rs.rows[i].id, rs.rows[i].attempt);
+		launch_attempt(e, &rs.rows[i], rs.rows[i].attempt);
+	}
+out:
+	strbuf_release(&err);
+	free(rs.adopted);
+	engine_steps_free(rs.rows, rs.n);
+}
+
+int launch_cancel(struct engine *e, const struct step_row *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	strbuf_init(&err);
+	if (s->on_daemon) {
+		pid_t pid = lock_holder(e, s);
+
+		if (pid > 0)
+			kill(-pid, SIGKILL); /* its session: roofline-job and children */
+	} else if (s->job_id) {
+		rc = slurm_cancel(s->job_id, &err);
+		if (rc < 0)
+			log_error("%s", err.buf);
+	}
+	strbuf_release(&err);
+	return rc;
+}

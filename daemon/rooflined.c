@@ -1,0 +1,241 @@
+/*
+ * rooflined - the daemon: loads its configuration and the facility
+ * pipelines, applies the sql/ migrations, and runs the engine (engine.h)
+ * until SIGTERM.  SIGHUP reloads the configuration and the pipelines.
+ * SIGTERM stops between two ticks and leaves Slurm jobs and daemon children
+ * running: the next start picks them up from the database.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "log.h"
+#include "paths.h"
+#include "slurm.h"
+#include "util.h"
+
+static volatile sig_atomic_t stop_requested, reload_requested;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rooflined [-c FILE] [-f] [-v] [--check-config]\n"
+		"\n"
+		"Runs roofline pipelines as Slurm jobs and records every result in\n"
+		"PostgreSQL.\n"
+		"\n"
+		"  -c, --config FILE   configuration (default /etc/rooflined.yaml if it\n"
+		"                      exists, else built-in defaults)\n"
+		"  -f, --foreground    stay in the foreground, log to stderr unless the\n"
+		"                      configuration says syslog\n"
+		"  -v, --verbose       log level debug\n"
+		"      --check-config  load the configuration and exit 0 if it is valid\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Signals: SIGHUP reloads the configuration and facility pipelines;\n"
+		"SIGTERM stops, leaving running jobs to the next start.\n"
+		"Exit status: 0 stopped cleanly, 1 failed to start, 2 usage.\n");
+}
+
+static int load_config(struct config *cfg, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	int rc = 0;
+
+	strbuf_init(&err);
+	config_defaults(cfg);
+	if (path && config_load(cfg, path, &err) < 0) {
+		fprintf(stderr, "%s", err.buf);
+		rc = -EINVAL;
+	}
+	strbuf_release(&err);
+	return rc;
+}
+
+/* Create and lock the pid file; a second daemon finds it locked. */
+static int take_pidfile(const char *path)
+{
+	char buf[32];
+	int fd, n;
+
+	if (!path || !*path)
+		return 0;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_error("cannot open pid file %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		log_error("another rooflined holds %s", path);
+		close(fd);
+		return -EEXIST;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || write(fd, buf, (size_t)n) != n) {
+		close(fd);
+		return -EIO;
+	}
+	return fd; /* kept open (and locked) until exit */
+}
+
+static int daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	if (chdir("/") < 0)
+		return -errno;
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (!getenv("ROOFLINED_KEEP_STDERR"))
+			dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void reload(struct engine *e, struct config *cfg, const char *path)
+{
+	struct config fresh;
+
+	reload_requested = 0;
+	if (load_config(&fresh, path) < 0) {
+		log_error("reload: %s is invalid; keeping the running configuration",
+			  path ? path : "(defaults)");
+		config_release(&fresh);
+		return;
+	}
+	config_release(cfg);
+	*cfg = fresh;
+	log_init("rooflined", cfg->log_level, cfg->log_syslog);
+	schedule_load_pipelines(e);
+	log_info("configuration and pipelines reloaded");
+}
+
+static void run_loop(struct engine *e, struct config *cfg, const char *path)
+{
+	while (!stop_requested) {
+		if (reload_requested)
+			reload(e, cfg, path);
+		engine_tick(e);
+		if (!stop_requested)
+			poll(NULL, 0, (int)cfg->poll_interval_ms);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *path = NULL;
+	bool foreground = false, verbose = false, check = false;
+	struct strbuf err = STRBUF_INIT;
+	struct config cfg;
+	struct engine e;
+	int c, pidfd;
+
+	while ((c = getopt_long(argc, argv, "c:fvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 'f': foreground = true; break;
+		case 'v': verbose = true; break;
+		case 'C': check = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!path && access("/etc/rooflined.yaml", F_OK) == 0)
+		path = "/etc/rooflined.yaml";
+	paths_export_defaults();
+	if (load_config(&cfg, path) < 0)
+		return 1;
+	if (check) {
+		printf("%s: ok\n", path ? path : "(defaults)");
+		config_release(&cfg);
+		return 0;
+	}
+	if (verbose)
+		cfg.log_level = RL_LOG_DEBUG;
+	log_init("rooflined", cfg.log_level, cfg.log_syslog || !foreground);
+	if (!foreground && daemonize() < 0) {
+		fprintf(stderr, "rooflined: cannot go to the background: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	pidfd = take_pidfile(cfg.pidfile);
+	if (pidfd < 0)
+		return 1;
+	install_signals();
+	slurm_setup(cfg.slurm_conf[0] ? cfg.slurm_conf : NULL);
+	strbuf_init(&err);
+	if (engine_init(&e, &cfg, &err) < 0) {
+		log_error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	log_info("started (pid %ld, spool %s, plugins %s)", (long)getpid(),
+		 cfg.spool_dir, cfg.plugin_dir);
+	util_mkdir_p(cfg.spool_dir, 0755);
+	schedule_load_pipelines(&e);
+	run_loop(&e, &cfg, path);
+	log_info("stopping; running jobs are left to the next start");
+	engine_release(&e);
+	slurm_teardown();
+	if (pidfd > 0 && cfg.pidfile[0])
+		unlink(cfg.pidfile);
+	config_release(&cfg);
+	strbuf_release(&err);
+	return 0;
+}

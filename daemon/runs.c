@@ -1,0 +1,345 @@
+/*
+ * runs.c - starting, cancelling and finishing runs.  See engine.h.
+ *
+ * Starting a run re-reads its YAML with the daemon's own plugins (what a
+ * user's `roofline submit` checked on a login node is not trusted) and
+ * expands it into step instances in one transaction: a Slurm step of a
+ * `nodes: each` or node-list pipeline gets one instance per node, needing the
+ * instances of its needs on the same node; a daemon step needs every
+ * instance of its needs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+#include "pipeline.h"
+#include "records.h"
+#include "slurm.h"
+#include "util.h"
+
+/* The nodes a run's Slurm steps are spread over: NULL-terminated, "" for
+ * a pipeline that is not per node.  Caller frees. */
+static char **run_nodes(const struct pipeline *p, size_t *n,
+			struct strbuf *err)
+{
+	char **nodes = NULL;
+
+	*n = 0;
+	switch (p->slurm.nodes) {
+	case PIPELINE_NODES_EACH:
+		if (slurm_partition_nodes(p->slurm.partition, &nodes, n, err) < 0)
+			return NULL;
+		if (*n == 0) {
+			strbuf_addf(err, "no usable node in partition '%s'",
+				    p->slurm.partition ? p->slurm.partition
+						       : "(default)");
+			free(nodes);
+			return NULL;
+		}
+		return nodes;
+	case PIPELINE_NODES_LIST:
+		nodes = xcalloc(p->slurm.n_node_names + 1, sizeof(char *));
+		for (size_t i = 0; i < p->slurm.n_node_names; i++)
+			nodes[i] = xstrdup(p->slurm.node_names[i]);
+		*n = p->slurm.n_node_names;
+		return nodes;
+	case PIPELINE_NODES_COUNT:
+		break;
+	}
+	nodes = xcalloc(2, sizeof(char *));
+	nodes[0] = xstrdup("");
+	*n = 1;
+	return nodes;
+}
+
+static void free_nodes(char **nodes)
+{
+	for (char **p = nodes; p && *p; p++)
+		free(*p);
+	free(nodes);
+}
+
+/* steps.options text: the step's `with:` and its Slurm settings. */
+static void step_options_text(const struct pipeline *p,
+			      const struct pipeline_step *st,
+			      struct strbuf *out)
+{
+	const struct pipeline_slurm *sl = &p->slurm;
+	char time_s[32], nodes[32];
+
+	for (size_t i = 0; i < st->n_opts; i++)
+		records_format(out, "option", (const struct rl_field[]){
+			{ "key", st->opts[i].a }, { "value", st->opts[i].b },
+			{ NULL, NULL } });
+	snprintf(time_s, sizeof(time_s), "%ld", sl->time_s);
+	snprintf(nodes, sizeof(nodes), "%ld",
+		 sl->nodes == PIPELINE_NODES_COUNT ? sl->node_count : 1);
+	records_format(out, "slurm", (const struct rl_field[]){
+		{ "partition", sl->partition ? sl->partition : "" },
+		{ "gres", sl->gres ? sl->gres : "" },
+		{ "account", sl->account ? sl->account : "" },
+		{ "qos", sl->qos ? sl->qos : "" },
+		{ "constraint", sl->constraint ? sl->constraint : "" },
+		{ "time_s", time_s }, { "nodes", nodes }, { NULL, NULL } });
+}
+
+struct expansion {
+	const struct pipeline *p;
+	char **nodes;
+	size_t n_nodes;
+	long *ids;   /* [step * n_nodes + node]; 0 where no instance */
+};
+
+/* "{id,id,...}" of the instances of need `ni` that an instance on `node`
+ * (index k, or SIZE_MAX for a single instance) waits for. */
+static void needs_literal(const struct expansion *x, size_t ni, size_t k,
+			  struct strbuf *out)
+{
+	bool first = true;
+
+	for (size_t j = 0; j < x->n_nodes; j++) {
+		long id = x->ids[ni * x->n_nodes + j];
+
+		if (!id || (k != SIZE_MAX && x->p->steps[ni].on_daemon == false &&
+			    j != k))
+			continue;
+		strbuf_addf(out, "%s%ld", first ? "" : ",", id);
+		first = false;
+	}
+}
+
+static int insert_instance(struct engine *e, long run_id,
+			   const struct expansion *x, size_t si, size_t k)
+{
+	const struct pipeline_step *st = &x->p->steps[si];
+	const char *node = st->on_daemon ? "" : x->nodes[k];
+	struct strbuf needs = STRBUF_INIT, opts = STRBUF_INIT;
+	char run[32], retries[32], timeout[32];
+	const char *params[9];
+	struct db_result *r;
+	int rc = -EIO;
+
+	strbuf_init(&needs);
+	strbuf_init(&opts);
+	strbuf_addch(&needs, '{');
+	for (size_t i = 0; i < st->n_needs; i++) {
+		if (needs.len > 1)
+			strbuf_addch(&needs, ',');
+		needs_literal(x, st->needs_idx[i],
+			      st->on_daemon || !node[0] ? SIZE_MAX : k, &needs);
+	}
+	strbuf_addch(&needs, '}');
+	step_options_text(x->p, st, &opts);
+	snprintf(run, sizeof(run), "%ld", run_id);
+	snprintf(retries, sizeof(retries), "%d", st->retries);
+	snprintf(timeout, sizeof(timeout), "%ld", st->timeout_s);
+	params[0] = run;
+	params[1] = st->id;
+	params[2] = node;
+	params[3] = st->plugin;
+	params[4] = st->on_daemon ? "true" : "false";
+	params[5] = needs.buf;
+	params[6] = retries;
+	params[7] = st->timeout_s > 0 ? timeout : NULL;
+	params[8] = opts.buf;
+	r = db_query(e->db, "insert into steps (run_id, step_id, node, plugin,"
+			    " on_daemon, needs, retries, timeout_s, options) values"
+			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id",
+		     9, params);
+	if (r && db_rows(r) == 1) {
+		x->ids[si * x->n_nodes + k] = db_long(r, 0, 0);
+		rc = 0;
+	}
+	db_result_free(r);
+	strbuf_release(&needs);
+	strbuf_release(&opts);
+	return rc;
+}
+
+static int insert_steps(struct engine *e, long run_id, struct expansion *x)
+{
+	size_t *order = xcalloc(x->p->n_steps, sizeof(size_t));
+	int rc = pipeline_topo_order(x->p, order);
+
+	for (size_t i = 0; i < x->p->n_steps && rc == 0; i++) {
+		size_t si = order[i];
+		size_t count = x->p->steps[si].on_daemon ? 1 : x->n_nodes;
+
+		for (size_t k = 0; k < count && rc == 0; k++)
+			rc = insert_instance(e, run_id, x, si, k);
+	}
+	free(order);
+	return rc;
+}
+
+static void run_fail(struct engine *e, long run_id, const char *error)
+{
+	char id[32];
+	const char *params[] = { id, error };
+
+	snprintf(id, sizeof(id), "%ld", run_id);
+	db_exec(e->db, "update runs set state = 'failed', error = $2,"
+		       " ended_at = now() where id = $1 and state = 'queued'",
+		2, params);
+	log_error("run %ld failed to start: %s", run_id, error);
+}
+
+static void start_run(struct engine *e, long run_id, const char *yaml)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct expansion x = { 0 };
+	char name[32], id[32], *spool;
+	struct pipeline *p;
+
+	strbuf_init(&err);
+	snprintf(name, sizeof(name), "run-%ld", run_id);
+	snprintf(id, sizeof(id), "%ld", run_id);
+	p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
+	if (!p || !(x.nodes = run_nodes(p, &x.n_nodes, &err))) {
+		if (err.len && err.buf[err.len - 1] == '\n')
+			err.buf[--err.len] = '\0';
+		run_fail(e, run_id, err.buf);
+		goto out;
+	}
+	x.p = p;
+	x.ids = xcalloc(p->n_steps * x.n_nodes, sizeof(long));
+	spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
+	const char *params[] = { id, spool };
+
+	if (util_mkdir_p(spool, 0755) < 0) {
+		strbuf_addf(&err, "cannot make %s: %s", spool, strerror(errno));
+		run_fail(e, run_id, err.buf);
+	} else if (db_begin(e->db) == 0 && insert_steps(e, run_id, &x) == 0 &&
+		   db_exec(e->db, "update runs set state = 'running', started_at"
+				  " = now(), spool_dir = $2 where id = $1 and"
+				  " state = 'queued'", 2, params) == 1 &&
+		   db_commit(e->db) == 0) {
+		log_info("run %ld (%s) started: %zu steps x %zu node(s)", run_id,
+			 p->name, p->n_steps, x.n_nodes);
+	} else {
+		log_error("cannot start run %ld: %s", run_id, db_error(e->db));
+		db_rollback(e->db);
+	}
+	free(spool);
+out:
+	free(x.ids);
+	free_nodes(x.nodes);
+	pipeline_free(p);
+	strbuf_release(&err);
+}
+
+void runs_start_queued(struct engine *e)
+{
+	struct db_result *r = db_query(e->db,
+		"select id, yaml from runs where state = 'queued' and not"
+		" cancel_requested order by id limit 200", 0, NULL);
+
+	for (int i = 0; r && i < db_rows(r); i++)
+		start_run(e, db_long(r, i, 0), db_value(r, i, 1));
+	db_result_free(r);
+}
+
+void runs_handle_cancels(struct engine *e)
+{
+	struct db_result *r;
+	struct step_row *steps;
+	int n;
+
+	db_exec(e->db, "update runs set state = 'cancelled', ended_at = now(),"
+		       " error = 'cancelled before it started' where state ="
+		       " 'queued' and cancel_requested", 0, NULL);
+	steps = engine_steps_query(e,
+		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
+		" r.id = s.run_id where r.state = 'running' and r.cancel_requested"
+		" and s.state in ('waiting', 'retry_wait', 'submitting', 'pending',"
+		" 'running')", 0, NULL, &n);
+	for (int i = 0; steps && i < n; i++) {
+		struct step_change c = STEP_CHANGE_NONE;
+
+		if (launch_cancel(e, &steps[i]) < 0)
+			continue; /* Slurm refused: try again next tick */
+		c.ended = true;
+		c.error = "cancelled";
+		c.detail = "run cancelled";
+		engine_step_set_state(e, &steps[i], "cancelled", &c);
+	}
+	engine_steps_free(steps, n);
+	r = db_query(e->db, "select id from runs where state = 'running' and"
+			    " cancel_requested", 0, NULL);
+	if (r && db_rows(r))
+		runs_finish_done(e);
+	db_result_free(r);
+}
+
+void runs_finish_done(struct engine *e)
+{
+	struct db_result *r = db_query(e->db,
+		"update runs r set ended_at = now(), state = case"
+		"  when r.cancel_requested then 'cancelled'"
+		"  when exists (select 1 from steps s where s.run_id = r.id and"
+		"    s.state in ('failed', 'skipped', 'cancelled')) then 'failed'"
+		"  else 'succeeded' end,"
+		" error = (select string_agg(s.step_id || case when s.node = ''"
+		"   then '' else '@' || s.node end || ': ' || s.error, '; '"
+		"   order by s.id) from steps s where s.run_id = r.id and"
+		"   s.state = 'failed')"
+		" where r.state = 'running' and not exists (select 1 from steps s"
+		"  where s.run_id = r.id and s.state in ('waiting', 'retry_wait',"
+		"  'submitting', 'pending', 'running'))"
+		" returning r.id, r.state, coalesce(r.error, '')", 0, NULL);
+
+	for (int i = 0; r && i < db_rows(r); i++)
+		log_info("run %ld %s%s%s", db_long(r, i, 0), db_value(r, i, 1),
+			 db_value(r, i, 2)[0] ? ": " : "", db_value(r, i, 2));
+	db_result_free(r);
+}
+
+void runs_skip_dependents(struct engine *e, const struct step_row *s)
+{
+	char run[32], id[32], why[256];
+	const char *params[] = { run, id };
+	struct step_row *deps;
+	int n;
+
+	snprintf(run, sizeof(run), "%ld", s->run_id);
+	snprintf(id, sizeof(id), "%ld", s->id);
+	snprintf(why, sizeof(why), "needs %s%s%s, which did not succeed",
+		 s->step_id, s->node[0] ? "@" : "", s->node);
+	deps = engine_steps_query(e,
+		"with recursive dep(id) as (select id from steps where run_id = $1"
+		" and $2::bigint = any(needs) union select s.id from steps s join"
+		" dep d on d.id = any(s.needs) where s.run_id = $1)"
+		" select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
+		" r.id = s.run_id where s.id in (select id from dep) and s.state in"
+		" ('waiting', 'retry_wait')", 2, params, &n);
+	for (int i = 0; deps && i < n; i++) {
+		struct step_change c = STEP_CHANGE_NONE;
+
+		c.error = why;
+		c.detail = why;
+		c.ended = true;
+		engine_step_set_state(e, &deps[i], "skipped", &c);
+	}
+	engine_steps_free(deps, n);
+}
+
+long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
+			 const char *yaml)
+{
+	char pid[32];
+	const char *params[] = { name, pid, e->cfg->facility_user, yaml };
+	struct db_result *r;
+	long id = -EIO;
+
+	snprintf(pid, sizeof(pid), "%ld", pipeline_id);
+	r = db_query(e->db, "insert into runs (pipeline_name, pipeline_id, owner,"
+			    " facility, yaml, trigger) values ($1, $2, $3, true, $4,"
+			    " 'schedule') returning id", 4, params);
+	if (r && db_rows(r) == 1)
+		id = db_long(r, 0, 0);
+	db_result_free(r);
+	return id;
+}

@@ -1,0 +1,85 @@
+/*
+ * slurm.h - the one module that talks to Slurm (libslurm, 22.05 API).
+ *
+ * libslurm's API changes between majors; this small interface is all the
+ * daemon sees of it.  The daemon runs as root (or SlurmUser), which lets it
+ * submit a job as the user who owns the run.
+ */
+#ifndef ROOFLINE_SLURM_H
+#define ROOFLINE_SLURM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "strbuf.h"
+
+/* Where a job is, in the terms the engine needs. */
+enum slurm_phase {
+	SLURM_PHASE_PENDING,
+	SLURM_PHASE_RUNNING,
+	SLURM_PHASE_DONE,    /* COMPLETED */
+	SLURM_PHASE_FAILED,  /* FAILED, TIMEOUT, NODE_FAIL, OOM, BOOT_FAIL, ... */
+	SLURM_PHASE_CANCELLED,
+};
+
+struct slurm_job_request {
+	const char *name;       /* job name; the engine's key for crash repair */
+	const char *script;     /* "#!/bin/sh\n..." */
+	const char *work_dir;
+	const char *std_out;    /* stdout and stderr go here */
+	const char *partition;  /* NULL: the default partition */
+	const char *gres;       /* "gpu:1" (NULL: none) */
+	const char *account, *qos, *constraint; /* NULL: none */
+	const char *nodelist;   /* required node(s), NULL: any */
+	long nodes;             /* number of nodes, >= 1 */
+	long time_limit_s;      /* 0: the partition's default */
+	uid_t uid;
+	gid_t gid;
+	char **env;             /* NULL-terminated "K=V" strings */
+};
+
+/* A job as seen in one poll.  Strings are borrowed from the poll. */
+struct slurm_job {
+	uint32_t id;
+	const char *name;
+	enum slurm_phase phase;
+	const char *state;      /* Slurm's name: "PENDING", "TIMEOUT", ... */
+	const char *reason;     /* pending/failure reason, may be "" */
+	const char *nodes;      /* allocated nodes, may be "" */
+	time_t start, end;
+	int exit_code;          /* exit status of the batch script, or -1 */
+	int signal;             /* signal that ended it, or 0 */
+	uid_t uid;
+};
+
+/* Read the Slurm configuration (SLURM_CONF or conf_path).  Call once. */
+void slurm_setup(const char *conf_path);
+void slurm_teardown(void);
+
+/* Submit a batch job.  0 and *job_id, or -EIO with Slurm's reason in err. */
+int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
+		 struct strbuf *err);
+
+/*
+ * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
+ * whose name starts with name_prefix.  Returns 0, fn's nonzero value, or
+ * -EIO with err set.  Jobs Slurm has forgotten (after MinJobAge) are simply
+ * absent.
+ */
+int slurm_poll(const char *name_prefix,
+	       int (*fn)(void *arg, const struct slurm_job *job), void *arg,
+	       struct strbuf *err);
+
+/* Cancel a job (SIGKILL to every step, as scancel).  0, or -EIO; a job that
+ * already ended counts as cancelled (0). */
+int slurm_cancel(uint32_t job_id, struct strbuf *err);
+
+/* Names of the nodes of a partition (default partition if NULL) that are
+ * usable now (not down, drained or failing).  *nodes is NULL-terminated;
+ * caller frees each and the array.  0 or -EIO/-ENOENT with err. */
+int slurm_partition_nodes(const char *partition, char ***nodes, size_t *n,
+			  struct strbuf *err);
+
+#endif
