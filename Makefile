@@ -123,7 +123,9 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(call OBJ,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) -lcmocka -ldl -lm
 
-unit: all $(UNIT_BINS) $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so)
+TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
+
+unit: all $(UNIT_BINS) $(TEST_DEPS)
 	@set -e; for t in $(UNIT_BINS); do \
 	  ROOFLINE_BUILD=$(B) $$t; done
 
@@ -136,7 +138,7 @@ check:
 	$(MAKE) VARIANT=san unit
 	scripts/run-integration VARIANT=san
 
-integration: all $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so)
+integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build
 
 demo:
@@ -165,3 +167,8 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# Test tools: small programs the integration tests drive.
+$(B)/tests/slurm_pg_probe: $(call OBJ,tests/tools/slurm_pg_probe.c $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) $(SLURM_LIBS) -ldl

@@ -19,14 +19,24 @@ struct db_result {
 	PGresult *res;
 };
 
+/* Server NOTICEs ("relation already exists, skipping") are for debugging. */
+static void db_notice(void *arg, const char *message)
+{
+	(void)arg;
+	log_debug("PostgreSQL: %.*s", (int)strcspn(message, "\n"), message);
+}
+
 static int db_setup_session(struct db *db)
 {
 	static const char *const setup =
 		"set timezone = 'UTC'; set jit = off; "
 		"set application_name = 'rooflined'";
-	PGresult *res = PQexec(db->conn, setup);
-	int rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -EIO;
+	PGresult *res;
+	int rc;
 
+	PQsetNoticeProcessor(db->conn, db_notice, NULL);
+	res = PQexec(db->conn, setup);
+	rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -EIO;
 	PQclear(res);
 	res = PQexec(db->conn, "select current_user");
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)

@@ -1,0 +1,97 @@
+# tests/daemon_lib.sh - helpers for integration tests that drive rooflined.
+# shellcheck shell=bash
+#
+# Source after tests/lib.sh and need_cluster.  Gives:
+#   daemon_setup        test users alice, bob, rlfacility (OS users and
+#                       PostgreSQL roles), a config in $TEST_TMP, DAEMON_LOG
+#   daemon_start / daemon_stop / daemon_kill9
+#   as USER CMD...      run CMD as USER with the cluster's environment
+#   sql "SELECT ..."    one value (psql as root -> role rooflined)
+#   run_state RUN, wait_run RUN TIMEOUT, submit_as USER FILE
+
+SPOOL=${ROOFLINE_VAR}/spool-$$
+FACILITY_DIR=$TEST_TMP/facility
+DAEMON_LOG=$TEST_TMP/rooflined.log
+DAEMON_CONF=$TEST_TMP/rooflined.yaml
+DAEMON_PIDFILE=$TEST_TMP/rooflined.pid
+# Leaks of libslurm's and libpq's process-lifetime state are not ours.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-detect_leaks=0}
+
+sql() {
+	psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1" 2>&1
+}
+
+as() {
+	local user=$1
+	shift
+	runuser -u "$user" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" \
+		LSAN_OPTIONS="$LSAN_OPTIONS" "$@"
+}
+
+daemon_setup() {
+	local u
+	for u in alice bob rlfacility; do
+		"$ROOT/scripts/cluster" add-user "$u" >/dev/null || bail_out "cannot add user $u"
+	done
+	mkdir -p "$SPOOL" "$FACILITY_DIR"
+	chmod 0755 "$SPOOL" "$TEST_TMP"
+	cat >"$DAEMON_CONF" <<CONF
+database: ""
+spool_dir: $SPOOL
+plugin_dir: $BUILD/plugins
+pipeline_dir: $FACILITY_DIR
+job_program: $BIN/roofline-job
+facility_user: rlfacility
+pidfile: $DAEMON_PIDFILE
+poll_interval: 300ms
+retry_backoff: 1s
+log_level: info
+log: stderr
+CONF
+	on_exit daemon_stop
+	on_exit "rm -rf '$SPOOL'"
+}
+
+# The migrations create roofline_users; then the users get their roles.
+daemon_roles() {
+	local u
+	for u in alice bob; do
+		sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$u') then create role $u login in role roofline_users; end if; end \$\$" >/dev/null
+	done
+}
+
+daemon_start() {
+	"$BIN/rooflined" --foreground --config "$DAEMON_CONF" >>"$DAEMON_LOG" 2>&1 &
+	DAEMON_PID=$!
+	wait_for "grep -q 'started (pid $DAEMON_PID' '$DAEMON_LOG'" 30 ||
+		{ diag "$(tail -20 "$DAEMON_LOG")"; bail_out "rooflined did not start"; }
+	daemon_roles
+}
+
+daemon_stop() {
+	[[ -n ${DAEMON_PID:-} ]] || return 0
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PID=
+}
+
+daemon_kill9() {
+	kill -KILL "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PID=
+}
+
+run_state() {
+	sql "select state from runs where id = $1"
+}
+
+# wait_run RUN TIMEOUT: until the run has ended (succeeded/failed/cancelled).
+wait_run() {
+	wait_for "[[ \$(run_state $1) =~ ^(succeeded|failed|cancelled)\$ ]]" "${2:-60}"
+}
+
+# submit_as USER FILE: prints the run id (empty on failure).
+submit_as() {
+	as "$1" "$BIN/roofline" submit "$2" 2>>"$TEST_TMP/submit.err"
+}

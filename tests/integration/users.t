@@ -1,0 +1,93 @@
+#!/bin/bash
+# Who may do what: identities come from PostgreSQL peer authentication, jobs
+# run as their owner, users see and cancel only their own runs, facility
+# pipelines belong to the facility and their schedules fire.
+. "$(dirname "$0")/../lib.sh"
+need_cluster
+. "$ROOT/tests/daemon_lib.sh"
+daemon_setup
+
+# A facility pipeline with a nightly schedule, in the pipeline directory.
+cat >"$FACILITY_DIR/nightly-smoke.yaml" <<'YAML'
+name: nightly-smoke
+schedule: "30 1 * * *"
+slurm: { partition: gpu, gres: "gpu:1", time: "00:02:00", nodes: each }
+steps:
+  - { id: probe, plugin: smoke, with: { message: "nightly" } }
+  - { id: summary, plugin: smoke, needs: [probe], on: daemon }
+YAML
+daemon_start
+
+is "$(sql "select schedule from pipelines where name = 'nightly-smoke'")" "30 1 * * *" \
+	"the facility pipeline is loaded with its schedule"
+like "$(sql "select next_fire_at > now() from pipelines where name = 'nightly-smoke'")" t \
+	"its next slot is in the future"
+
+# -- a schedule missed while the daemon was down fires once at start
+daemon_stop
+sql "update pipelines set next_fire_at = now() - interval '3 years' where name = 'nightly-smoke'" >/dev/null
+daemon_start
+ok "the missed schedule fired" wait_for "[[ \$(sql \"select count(*) from runs where pipeline_name = 'nightly-smoke'\") -ge 1 ]]" 30
+sleep 2
+is "$(sql "select count(*) from runs where pipeline_name = 'nightly-smoke'")" 1 \
+	"once, not once per missed slot"
+frun=$(sql "select id from runs where pipeline_name = 'nightly-smoke'")
+is "$(sql "select trigger || ',' || facility || ',' || owner from runs where id = $frun")" \
+	"schedule,true,rlfacility" "it is a facility run"
+wait_run "$frun" 60
+is "$(run_state "$frun")" succeeded "the facility run succeeded"
+node=$(sinfo -h -p gpu -o %n | head -1)
+is "$(sql "select string_agg(step_id || '@' || node, ',' order by id) from steps where run_id = $frun")" \
+	"probe@$node,summary@" "nodes: each gave one probe job per node of the partition"
+is "$(sql "select distinct fields->>'uid' from step_records where run_id = $frun")" \
+	"$(id -u rlfacility)" "facility jobs run as the facility user, not root"
+like "$(sql "select next_fire_at > now() from pipelines where name = 'nightly-smoke'")" t \
+	"the next slot moved to the future"
+
+# -- alice's run, and what bob can do about it
+cat >"$TEST_TMP/mine.yaml" <<'YAML'
+name: mine
+slurm: { partition: gpu, gres: "gpu:1", time: "00:02:00" }
+steps:
+  - { id: work, plugin: smoke, with: { sleep: 300 } }
+YAML
+chmod 0644 "$TEST_TMP/mine.yaml"
+arun=$(submit_as alice "$TEST_TMP/mine.yaml")
+like "$arun" '^[0-9]+$' "alice queued run $arun"
+ok "alice's job runs" wait_for "[[ \$(sql \"select state from steps where run_id = $arun\") == running ]]" 60
+job=$(sql "select slurm_job_id from steps where run_id = $arun")
+is "$(squeue -h -j "$job" -o %U)" "$(id -u alice)" "alice's Slurm job runs with alice's uid"
+is "$(sql "select owner from runs where id = $arun")" alice "the database recorded alice as the owner"
+
+unlike "$(as bob "$BIN/roofline" list)" "^$arun " "bob does not see alice's run in his list"
+like "$(as alice "$BIN/roofline" list)" "(^|
+)$arun +mine +alice" "alice does"
+as bob "$BIN/roofline" status "$arun" >/dev/null 2>&1
+is "$?" 1 "bob cannot see its status"
+as bob "$BIN/roofline" cancel "$arun" >/dev/null 2>&1
+is "$?" 1 "bob cannot cancel it"
+is "$(run_state "$arun")" running "it is still running"
+out=$(as bob psql -X -q -t -A -c "insert into runs (pipeline_name, yaml, owner) values ('x', 'x', 'alice')" 2>&1)
+like "$out" "permission denied" "bob cannot queue a run in alice's name"
+out=$(as bob psql -X -q -t -A -c "update runs set cancel_requested = true where id = $arun returning id" 2>&1)
+is "$out" "" "bob's direct UPDATE touches nothing"
+out=$(as bob psql -X -q -t -A -c "update runs set state = 'succeeded' where id = $arun" 2>&1)
+like "$out" "permission denied" "bob cannot change a run's state"
+like "$(as bob "$BIN/roofline" list)" "nightly-smoke" "everyone sees the facility's runs"
+as bob "$BIN/roofline" cancel "$frun" >/dev/null 2>&1
+is "$?" 1 "but cannot cancel them"
+
+ok "alice cancels her own run" as alice "$BIN/roofline" cancel "$arun"
+wait_run "$arun" 30
+is "$(run_state "$arun")" cancelled "alice's run is cancelled"
+
+# -- an invalid pipeline submits nothing
+before=$(sql "select count(*) from runs")
+printf 'name: bad\nsteps:\n  - { id: a, plugin: smoke, with: { mesage: x } }\n' >"$TEST_TMP/bad.yaml"
+chmod 0644 "$TEST_TMP/bad.yaml"
+out=$(as alice "$BIN/roofline" submit "$TEST_TMP/bad.yaml" 2>&1)
+is "$?" 1 "submitting an invalid pipeline fails"
+like "$out" "bad.yaml:3:[0-9]+: .*'mesage'" "with file:line:col"
+is "$(sql "select count(*) from runs")" "$before" "and queues nothing"
+
+done_testing
