@@ -1,0 +1,817 @@
+/*
+ * ncu - collect roofline metrics per kernel launch with Nsight Compute.
+ *
+ * Runs the step's command under the ncu CLI (fork/exec, no shell):
+ *
+ *   ncu --clock-control none --print-units base --csv --page raw
+ *       --metrics SET [-k regex:K] [--launch-skip N] [--launch-count N]
+ *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
+ *
+ * SET is the GPU architecture's rows of the metric table (etc/ncu-metrics.tsv:
+ * data, not code).  With --log-file, ncu writes its own lines and the CSV
+ * table into OUT/ncu.csv, while the profiled program's stdout and stderr go
+ * to OUT/program.log.  The table is parsed (common/ncu_csv.h) and every
+ * launch becomes a `kernel` record (every collected metric under its ncu
+ * name, in ncu's base units, exact text; `missing` lists what ncu did not
+ * deliver: ncu drops metric names it does not know without an error), then
+ * one `collect_summary` record.  Anything wrong - ncu or the program failing,
+ * an ==ERROR== line, a damaged table, a launch without values - fails the
+ * step and emits nothing, so no partial profile is ever stored.
+ *
+ * A bare program name is looked up in $ROOFLINE_LIBEXEC (the reference
+ * kernels), then the run directory, then PATH; a relative path is taken from
+ * the run directory, which is also the program's working directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ncu_csv.h"
+#include "rooflined_plugin.h"
+
+#define NCU_TABLE_NAME "ncu-metrics.tsv"
+#define NCU_CSV_FILE "ncu.csv"
+#define PROGRAM_LOG_FILE "program.log"
+
+struct ncu_config {
+	struct rl_strlist command;
+	struct rl_strlist kernels;
+	long launch_skip;
+	long launch_count;
+	char *nvtx_include;
+	char *metrics_table;
+	char *arch;
+	char *ncu;
+	struct rl_strlist extra;
+};
+
+static const struct rl_option ncu_options[] = {
+	{ "command", RL_OPT_COMMAND, NULL, offsetof(struct ncu_config, command),
+	  "program to profile and its arguments (bare name: $ROOFLINE_LIBEXEC, run dir, PATH)",
+	  1 },
+	{ "kernels", RL_OPT_LIST, NULL, offsetof(struct ncu_config, kernels),
+	  "kernel name regexes to profile (ncu -k regex:A|B); none: every kernel", 0 },
+	{ "launch_skip", RL_OPT_INT, "0", offsetof(struct ncu_config, launch_skip),
+	  "matching launches to skip first (ncu --launch-skip)", 0 },
+	{ "launch_count", RL_OPT_INT, "0", offsetof(struct ncu_config, launch_count),
+	  "matching launches to profile, 0 for all (ncu --launch-count)", 0 },
+	{ "nvtx_include", RL_OPT_STRING, NULL, offsetof(struct ncu_config, nvtx_include),
+	  "profile only inside this NVTX range (ncu --nvtx --nvtx-include)", 0 },
+	{ "metrics_table", RL_OPT_STRING, NULL, offsetof(struct ncu_config, metrics_table),
+	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
+	{ "arch", RL_OPT_STRING, "auto", offsetof(struct ncu_config, arch),
+	  "compute capability without the dot (90), or auto: ask nvidia-smi", 0 },
+	{ "ncu", RL_OPT_STRING, "ncu", offsetof(struct ncu_config, ncu),
+	  "the Nsight Compute CLI (name on PATH, or a path)", 0 },
+	{ "extra", RL_OPT_LIST, NULL, offsetof(struct ncu_config, extra),
+	  "extra-set roles to collect too (bytes_l1_ncu, tensor_fp16, ..., or all); each costs replay passes",
+	  0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+struct ncu_state {
+	struct ncu_csv_table *table;
+	char *table_path;
+};
+
+/* ---- paths -------------------------------------------------------------- */
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* The first dir of a ':'-separated list holding an executable name. */
+static char *search_dirs(const char *dirs, const char *name)
+{
+	const char *d = dirs;
+
+	while (d && *d) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+		char dir[4096], *p;
+
+		if (n && n < sizeof(dir)) {
+			memcpy(dir, d, n);
+			dir[n] = '\0';
+			p = join(dir, name);
+			if (p && is_executable(p))
+				return p;
+			free(p);
+		}
+		d = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Find a program: absolute as is; with a '/' from the run dir; bare:
+ * $ROOFLINE_LIBEXEC, the run dir, then PATH.  Caller frees; NULL if absent.
+ */
+static char *find_program(const char *name, const char *run_dir, bool libexec)
+{
+	char *p;
+
+	if (name[0] == '/')
+		return is_executable(name) ? strdup(name) : NULL;
+	if (strchr(name, '/')) {
+		p = join(run_dir, name);
+		if (p && is_executable(p))
+			return p;
+		free(p);
+		return NULL;
+	}
+	if (libexec && (p = search_dirs(getenv("ROOFLINE_LIBEXEC"), name)))
+		return p;
+	if ((p = search_dirs(run_dir, name)))
+		return p;
+	return search_dirs(getenv("PATH"), name);
+}
+
+/* find_program() made absolute: the child changes into the run directory. */
+static char *resolve_program(const char *name, const char *run_dir,
+			     bool libexec)
+{
+	char *p = find_program(name, run_dir, libexec), *abs;
+
+	if (!p || p[0] == '/')
+		return p;
+	abs = realpath(p, NULL);
+	free(p);
+	return abs;
+}
+
+static char *resolve_ncu(const char *name, const char *run_dir)
+{
+	char *p = resolve_program(name, run_dir, false);
+
+	if (!p && !strchr(name, '/'))
+		p = search_dirs("/usr/local/cuda/bin", name);
+	return p;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+struct child_io {
+	const char *cwd;    /* NULL: inherit */
+	const char *stdout_path; /* stdout+stderr to this file; NULL: pipe */
+	char *capture;      /* pipe mode: first bytes of stdout (NUL-terminated) */
+	size_t capture_size;
+};
+
+/* In the child: set up fds and cwd, exec; report errno on the status pipe. */
+static void child_exec(char *const argv[], const struct child_io *io,
+		       int out_fd, int status_fd)
+{
+	int e;
+
+	if (io->cwd && chdir(io->cwd) < 0)
+		goto fail;
+	if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0)
+		goto fail;
+	execv(argv[0], argv);
+fail:
+	e = errno;
+	if (write(status_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Read the pipe to EOF, keeping the first capture_size-1 bytes. */
+static void drain(int fd, struct child_io *io)
+{
+	size_t got = 0;
+	char junk[4096];
+
+	for (;;) {
+		char *dst = io->capture && got + 1 < io->capture_size ? io->capture + got : junk;
+		size_t room = dst == junk ? sizeof(junk) : io->capture_size - 1 - got;
+		ssize_t n = read(fd, dst, room);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (dst != junk)
+			got += (size_t)n;
+	}
+	if (io->capture && io->capture_size)
+		io->capture[got] = '\0';
+}
+
+/* Wait for pid; exec errors come back on status_fd.  Returns the exit
+ * status, 128+signal, or -errno when the program could not be started. */
+static int reap(pid_t pid, int status_fd)
+{
+	int st, e = 0;
+	ssize_t n;
+
+	do
+		n = read(status_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (n == (ssize_t)sizeof(e))
+		return -(e ? e : ENOEXEC);
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* Open the child's output: a file (truncated) or a pipe. */
+static int open_output(const struct child_io *io, int pipe_fds[2])
+{
+	pipe_fds[0] = pipe_fds[1] = -1;
+	if (io->stdout_path) {
+		pipe_fds[1] = open(io->stdout_path,
+				   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		return pipe_fds[1] < 0 ? -errno : 0;
+	}
+	return pipe2(pipe_fds, O_CLOEXEC) < 0 ? -errno : 0;
+}
+
+/* Run argv (argv[0] a path) to completion.  See reap() for the result. */
+static int run_child(char *const argv[], struct child_io *io)
+{
+	int out[2], status[2], ret;
+	pid_t pid;
+
+	ret = open_output(io, out);
+	if (ret)
+		return ret;
+	if (pipe2(status, O_CLOEXEC) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		close(status[0]);
+		close(status[1]);
+		goto out_close;
+	}
+	if (pid == 0)
+		child_exec(argv, io, out[1], status[1]);
+	close(status[1]);
+	close(out[1]);
+	out[1] = -1;
+	if (out[0] >= 0)
+		drain(out[0], io);
+	ret = reap(pid, status[0]);
+	close(status[0]);
+out_close:
+	if (out[0] >= 0)
+		close(out[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	return ret;
+}
+
+/* ---- GPU facts ------------------------------------------------------------ */
+
+/* "Version 2025.3.1.0 (build ...)" -> "2025.3.1.0" from `ncu --version`. */
+static int ncu_version(struct rl_ctx *ctx, const char *ncu, char *out,
+		       size_t size)
+{
+	char buf[2048], *v, *end;
+	char *argv[] = { (char *)(uintptr_t)ncu, (char *)(uintptr_t)"--version", NULL };
+	struct child_io io = { .capture = buf, .capture_size = sizeof(buf) };
+	int rc = run_child(argv, &io);
+
+	if (rc != 0 || !(v = strstr(buf, "Version "))) {
+		rl_error(ctx, "'%s --version' failed (%s): is Nsight Compute installed?",
+			 ncu, rc < 0 ? strerror(-rc) : "no version line");
+		return -EINVAL;
+	}
+	v += strlen("Version ");
+	end = v + strcspn(v, " \n");
+	snprintf(out, size, "%.*s", (int)(end - v), v);
+	return 0;
+}
+
+/* The first GPU this job may use: CUDA_VISIBLE_DEVICES' first entry. */
+static void visible_gpu(char *buf, size_t size)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	size_t n;
+
+	snprintf(buf, size, "0");
+	if (!v || !*v)
+		return;
+	n = strcspn(v, ",");
+	if (n && n < size)
+		snprintf(buf, size, "%.*s", (int)n, v);
+}
+
+/* Ask nvidia-smi for the compute capability; "9.0" -> "90" into arch. */
+static int detect_arch(struct rl_ctx *ctx, char *arch, size_t size)
+{
+	char buf[256], gpu[128], *smi = resolve_program("nvidia-smi", "/", false);
+	char *argv[] = { smi, (char *)(uintptr_t)"--query-gpu=compute_cap",
+			 (char *)(uintptr_t)"--format=csv,noheader",
+			 (char *)(uintptr_t)"-i", gpu, NULL };
+	struct child_io io = { .capture = buf, .capture_size = sizeof(buf) };
+	int rc = -ENOENT;
+
+	visible_gpu(gpu, sizeof(gpu));
+	if (smi)
+		rc = run_child(argv, &io);
+	free(smi);
+	if (rc == 0) {
+		buf[strcspn(buf, "\r\n")] = '\0';
+		if (ncu_csv_arch_of_cc(buf, arch, size))
+			return 0;
+	}
+	rl_error(ctx, "cannot tell the GPU architecture (nvidia-smi --query-gpu=compute_cap: %s); set the option arch, e.g. arch: 90",
+		 rc < 0 ? strerror(-rc) : rc > 0 ? "failed" : buf);
+	return -EINVAL;
+}
+
+/* ---- the ncu command line ------------------------------------------------- */
+
+struct argv_buf {
+	char **v;
+	size_t n, cap;
+	char *owned[8]; /* strings built here, freed with the argv */
+	size_t n_owned;
+};
+
+static int argv_add(struct argv_buf *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 32;
+		void *p = realloc(a->v, cap * sizeof(char *));
+
+		if (!p)
+			return -ENOMEM;
+		a->v = p;
+		a->cap = cap;
+	}
+	a->v[a->n++] = (char *)(uintptr_t)s;
+	a->v[a->n] = NULL;
+	return 0;
+}
+
+/* Add a string the argv owns (NULL: out of memory). */
+static int argv_add_owned(struct argv_buf *a, char *s)
+{
+	if (!s || a->n_owned == sizeof(a->owned) / sizeof(a->owned[0])) {
+		free(s);
+		return -ENOMEM;
+	}
+	a->owned[a->n_owned++] = s;
+	return argv_add(a, s);
+}
+
+static void argv_release(struct argv_buf *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n_owned; i++)
+		free(a->owned[i]);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+/* "m1,m2,..." of the selected rows; caller frees. */
+static char *metric_list(const struct ncu_csv_metric *const *sel, size_t n)
+{
+	size_t len = 1, i;
+	char *s, *p;
+
+	for (i = 0; i < n; i++)
+		len += strlen(sel[i]->metric) + 1;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i ? "," : "", sel[i]->metric);
+	return s;
+}
+
+/* "regex:(A)|(B)" of the kernels option; caller frees. */
+static char *kernel_filter(const struct rl_strlist *k)
+{
+	size_t len = sizeof("regex:"), i;
+	char *s, *p;
+
+	for (i = 0; i < k->n; i++)
+		len += strlen(k->v[i]) + 3;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	p += sprintf(p, "regex:");
+	for (i = 0; i < k->n; i++)
+		p += sprintf(p, "%s(%s)", i ? "|" : "", k->v[i]);
+	return s;
+}
+
+static char *long_text(long v)
+{
+	char *s = malloc(24);
+
+	if (s)
+		snprintf(s, 24, "%ld", v);
+	return s;
+}
+
+static int build_argv(struct argv_buf *a, const struct ncu_config *cfg,
+		      const char *ncu, const char *program, const char *metrics,
+		      const char *log_path)
+{
+	static const char *const fixed[] = {
+		"--clock-control", "none", "--print-units", "base", "--csv",
+		"--page", "raw", "--metrics", NULL,
+	};
+	int err = argv_add(a, ncu);
+	size_t i;
+
+	for (i = 0; !err && fixed[i]; i++)
+		err = argv_add(a, fixed[i]);
+	err = err ? err : argv_add(a, metrics);
+	if (!err && cfg->kernels.n)
+		err = argv_add(a, "-k") ? -ENOMEM : argv_add_owned(a, kernel_filter(&cfg->kernels));
+	if (!err && cfg->launch_skip)
+		err = argv_add(a, "--launch-skip") ? -ENOMEM : argv_add_owned(a, long_text(cfg->launch_skip));
+	if (!err && cfg->launch_count)
+		err = argv_add(a, "--launch-count") ? -ENOMEM : argv_add_owned(a, long_text(cfg->launch_count));
+	if (!err && cfg->nvtx_include)
+		err = argv_add(a, "--nvtx") || argv_add(a, "--nvtx-include") ? -ENOMEM :
+		      argv_add(a, cfg->nvtx_include);
+	err = err ? err : argv_add(a, "--log-file");
+	err = err ? err : argv_add(a, log_path);
+	err = err ? err : argv_add(a, "--");
+	err = err ? err : argv_add(a, program);
+	for (i = 1; !err && i < cfg->command.n; i++)
+		err = argv_add(a, cfg->command.v[i]);
+	return err;
+}
+
+/* The command line as one string for the summary record; caller frees. */
+static char *argv_text(char *const *v)
+{
+	size_t len = 1, i;
+	char *s, *p;
+
+	for (i = 0; v[i]; i++)
+		len += strlen(v[i]) + 3;
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (i = 0; v[i]; i++) {
+		bool q = !*v[i] || strpbrk(v[i], " \t'\"|()*") != NULL;
+
+		p += sprintf(p, q ? "%s'%s'" : "%s%s", i ? " " : "", v[i]);
+	}
+	*p = '\0';
+	return s;
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+/* Columns of the parsed table for the selected rows (slot = row index). */
+static struct ncu_csv_column *columns_of(const struct ncu_csv_metric *const *sel,
+					 size_t n)
+{
+	struct ncu_csv_column *cols = calloc(n ? n : 1, sizeof(*cols));
+	size_t i;
+
+	for (i = 0; cols && i < n; i++)
+		cols[i] = (struct ncu_csv_column){ sel[i]->metric, sel[i]->role, i };
+	return cols;
+}
+
+static const char **names_of(const struct ncu_csv_metric *const *sel, size_t n)
+{
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		names[i] = sel[i]->metric;
+	return names;
+}
+
+/* Distinct kernel names and the most passes any launch needed. */
+static void summarize(const struct ncu_csv *t, const struct ncu_csv_column *cols,
+		      size_t ncols, long *kernels, long *passes)
+{
+	size_t i, j, k;
+
+	*kernels = 0;
+	*passes = 0;
+	for (i = 0; i < t->n_launches; i++) {
+		const char *name = t->launches[i].kernel;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(t->launches[j].kernel, name) == 0)
+				break;
+		if (j == i)
+			(*kernels)++;
+		for (k = 0; k < ncols; k++) {
+			double p;
+
+			if (cols[k].role && strcmp(cols[k].role, "passes") == 0 &&
+			    !ncu_csv_number(t->launches[i].values[k], &p) && p > *passes)
+				*passes = (long)p;
+		}
+	}
+}
+
+static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
+			const struct ncu_csv_column *cols, size_t ncols,
+			const char *version)
+{
+	const struct rl_field extra[] = {
+		{ "source", "ncu" }, { "ncu_version", version }, { NULL, NULL },
+	};
+	struct ncu_csv_record rec = { 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && i < t->n_launches; i++) {
+		err = ncu_csv_kernel_record(t, i, cols, ncols, extra, &rec);
+		if (!err)
+			err = rl_emit(ctx, "kernel", rec.fields);
+	}
+	ncu_csv_record_release(&rec);
+	return err;
+}
+
+static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
+			const struct ncu_csv_column *cols, size_t ncols,
+			double wall_s, const char *command)
+{
+	char kern[24], inv[24], pas[24], wall[32];
+	long kernels, passes;
+
+	summarize(t, cols, ncols, &kernels, &passes);
+	snprintf(kern, sizeof(kern), "%ld", kernels);
+	snprintf(inv, sizeof(inv), "%zu", t->n_launches);
+	snprintf(pas, sizeof(pas), "%ld", passes);
+	snprintf(wall, sizeof(wall), "%.6f", wall_s);
+	return rl_emit(ctx, "collect_summary", (const struct rl_field[]){
+		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
+		{ "passes", pas }, { "wall_s", wall }, { "command", command },
+		{ NULL, NULL } });
+}
+
+/* ---- plugin ----------------------------------------------------------------- */
+
+static void ncu_fini(void *state)
+{
+	struct ncu_state *st = state;
+
+	ncu_csv_table_free(st->table);
+	free(st->table_path);
+	free(st);
+}
+
+/* Every `extra` item must be "all" or a role of the table's extra rows. */
+static int check_extra(struct rl_ctx *ctx, const struct ncu_config *cfg,
+		       const struct ncu_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->extra.n; i++) {
+		if (strcmp(cfg->extra.v[i], "all") == 0 ||
+		    ncu_csv_table_has_extra_role(st->table, cfg->extra.v[i]))
+			continue;
+		rl_error(ctx, "extra: '%s' is not 'all' nor a role of an extra row of %s",
+			 cfg->extra.v[i], st->table_path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int ncu_init(struct rl_ctx *ctx, const void *config, void **state)
+{
+	const struct ncu_config *cfg = config;
+	const char *etc = getenv("ROOFLINE_ETC");
+	char err[NCU_CSV_ERRLEN];
+	struct ncu_state *st;
+	int rc;
+
+	if (cfg->launch_skip < 0 || cfg->launch_count < 0) {
+		rl_error(ctx, "launch_skip and launch_count must be >= 0");
+		return -EINVAL;
+	}
+	if (!cfg->metrics_table && !(etc && *etc)) {
+		rl_error(ctx, "no metric table: set metrics_table or ROOFLINE_ETC");
+		return -EINVAL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->table_path = cfg->metrics_table ? strdup(cfg->metrics_table) :
+					      join(etc, NCU_TABLE_NAME);
+	rc = st->table_path ? ncu_csv_table_load(st->table_path, &st->table, err,
+						 sizeof(err)) : -ENOMEM;
+	if (!rc)
+		rc = check_extra(ctx, cfg, st);
+	else
+		rl_error(ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
+	if (rc) {
+		ncu_fini(st);
+		return rc;
+	}
+	*state = st;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Everything run() needs, owned in one place. */
+struct job {
+	char arch[8];
+	char version[64];
+	char *ncu, *program, *metrics, *csv_path, *log_path, *command;
+	const struct ncu_csv_metric **sel;
+	const char **names; /* the selected rows' metric names */
+	long n_sel;
+	struct ncu_csv_column *cols;
+	struct argv_buf argv;
+	struct ncu_csv *csv;
+};
+
+static void job_release(struct job *j)
+{
+	free(j->ncu);
+	free(j->program);
+	free(j->metrics);
+	free(j->csv_path);
+	free(j->log_path);
+	free(j->command);
+	free(j->sel);
+	free(j->names);
+	free(j->cols);
+	argv_release(&j->argv);
+	ncu_csv_free(j->csv);
+}
+
+static bool is_arch_text(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n >= 2 && n <= 3 && s[n] == '\0';
+}
+
+/* Resolve programs and the metric set; build the command line. */
+static enum rl_result prepare(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			      struct ncu_state *st, struct job *j)
+{
+	if (!(j->ncu = resolve_ncu(cfg->ncu, ctx->run_dir))) {
+		rl_error(ctx, "cannot find ncu '%s' (on PATH or in /usr/local/cuda/bin)", cfg->ncu);
+		return RL_FAIL;
+	}
+	if (!(j->program = resolve_program(cfg->command.v[0], ctx->run_dir, true))) {
+		rl_error(ctx, "cannot find program '%s' in $ROOFLINE_LIBEXEC, the run directory or PATH",
+			 cfg->command.v[0]);
+		return RL_FAIL;
+	}
+	if (ncu_version(ctx, j->ncu, j->version, sizeof(j->version)))
+		return RL_FAIL;
+	if (strcmp(cfg->arch, "auto") == 0) {
+		if (detect_arch(ctx, j->arch, sizeof(j->arch)))
+			return RL_FAIL;
+	} else if (!is_arch_text(cfg->arch)) {
+		rl_error(ctx, "arch '%s' is not 'auto' or a compute capability without the dot (e.g. 90)",
+			 cfg->arch);
+		return RL_FAIL;
+	} else {
+		snprintf(j->arch, sizeof(j->arch), "%s", cfg->arch);
+	}
+	if (!ncu_csv_table_has_arch(st->table, j->arch))
+		rl_warn(ctx, "%s has no rows of its own for arch %s: collecting the '*' rows only",
+			st->table_path, j->arch);
+	j->n_sel = ncu_csv_table_select(st->table, j->arch,
+					(const char *const *)cfg->extra.v, cfg->extra.n,
+					&j->sel);
+	j->metrics = j->n_sel > 0 ? metric_list(j->sel, (size_t)j->n_sel) : NULL;
+	j->cols = j->n_sel > 0 ? columns_of(j->sel, (size_t)j->n_sel) : NULL;
+	j->names = j->n_sel > 0 ? names_of(j->sel, (size_t)j->n_sel) : NULL;
+	j->csv_path = join(ctx->out_dir, NCU_CSV_FILE);
+	j->log_path = join(ctx->out_dir, PROGRAM_LOG_FILE);
+	if (!j->metrics || !j->cols || !j->names || !j->csv_path || !j->log_path ||
+	    build_argv(&j->argv, cfg, j->ncu, j->program, j->metrics, j->csv_path) ||
+	    !(j->command = argv_text(j->argv.v))) {
+		rl_error(ctx, "out of memory");
+		return RL_FAIL;
+	}
+	return RL_OK;
+}
+
+/* The first "==ERROR==" line of ncu's log, for the step's error message. */
+static bool first_error(const char *path, char *line, size_t size)
+{
+	FILE *f = fopen(path, "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, (int)size, f))
+		found = strncmp(line, "==ERROR==", 9) == 0;
+	fclose(f);
+	if (found)
+		line[strcspn(line, "\r\n")] = '\0';
+	return found;
+}
+
+/* Run ncu; then parse its table.  The log file holds ncu's own lines too. */
+static enum rl_result profile(struct rl_ctx *ctx, struct job *j, double *wall)
+{
+	struct child_io io = { .cwd = ctx->run_dir, .stdout_path = j->log_path };
+	char err[NCU_CSV_ERRLEN];
+	double t0 = now_s();
+	int rc;
+
+	rl_info(ctx, "running %s", j->command);
+	rc = run_child(j->argv.v, &io);
+	*wall = now_s() - t0;
+	if (rc < 0) {
+		rl_error(ctx, "cannot run '%s': %s", j->ncu, strerror(-rc));
+		return RL_FAIL;
+	}
+	if (rc != 0) {
+		char line[512];
+
+		if (first_error(j->csv_path, line, sizeof(line)))
+			rl_error(ctx, "%s: %s", j->csv_path, line);
+		rl_error(ctx, "ncu exited with status %d (the program's output is in %s, ncu's in %s)",
+			 rc, j->log_path, j->csv_path);
+		return RL_FAIL;
+	}
+	rc = ncu_csv_read_file(j->csv_path, j->names, (size_t)j->n_sel, &j->csv,
+			       err, sizeof(err));
+	if (rc) {
+		rl_error(ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
+		return RL_FAIL;
+	}
+	return RL_OK;
+}
+
+static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
+			      void *state)
+{
+	const struct ncu_config *cfg = config;
+	struct job j;
+	enum rl_result r;
+	double wall = 0;
+
+	memset(&j, 0, sizeof(j));
+	r = prepare(ctx, cfg, state, &j);
+	if (r == RL_OK)
+		r = profile(ctx, &j, &wall);
+	if (r == RL_OK) {
+		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
+		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version) ||
+		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command)) {
+			rl_error(ctx, "cannot emit records");
+			r = RL_RETRY;
+		}
+	}
+	job_release(&j);
+	return r;
+}
+
+RL_PLUGIN_DEFINE = {
+	RL_PLUGIN_HEADER,
+	.name = "ncu",
+	.version = "1.0",
+	.stage = RL_STAGE_COLLECT,
+	.summary = "per-launch roofline metrics (FLOPs per precision, tensor, L1/L2/DRAM bytes) with Nsight Compute",
+	.options = ncu_options,
+	.config_size = sizeof(struct ncu_config),
+	.init = ncu_init,
+	.run = ncu_run,
+	.fini = ncu_fini,
+};

@@ -1,0 +1,332 @@
+/*
+ * ncu_import - import an existing Nsight Compute CSV export.
+ *
+ * For users who already have reports: `ncu --csv ... > x.csv` (details page,
+ * ncu's default), `ncu --csv --page raw`, or `ncu -i x.ncu-rep --csv [--page
+ * raw]`, with or without --print-units base.  The file (an RL_OPT_PATH inside
+ * the run directory) is parsed with common/ncu_csv.h; every launch becomes a
+ * `kernel` record like the ncu plugin's, with source=ncu-import, holding the
+ * metrics of the metric table (etc/ncu-metrics.tsv) that the file has for the
+ * launch's architecture (its CC column).  Nothing is invented: the default-set
+ * metrics the file lacks are listed in `missing`; values that ncu printed
+ * with a unit prefix (default units: "4.61 Kbyte") are converted to base
+ * units and listed in `rounded`, since ncu rounded them.  CSV exports do not
+ * say which ncu wrote them: ncu_version comes from the option of that name,
+ * or is missing.  A damaged file fails the step and emits nothing.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ncu_csv.h"
+#include "rooflined_plugin.h"
+
+#define NCU_TABLE_NAME "ncu-metrics.tsv"
+#define MAX_ARCHS 8
+
+struct import_config {
+	char *file;
+	char *metrics_table;
+	char *ncu_version;
+};
+
+static const struct rl_option import_options[] = {
+	{ "file", RL_OPT_PATH, NULL, offsetof(struct import_config, file),
+	  "the ncu --csv export (raw or details page), relative to the run directory", 1 },
+	{ "metrics_table", RL_OPT_STRING, NULL,
+	  offsetof(struct import_config, metrics_table),
+	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
+	{ "ncu_version", RL_OPT_STRING, NULL, offsetof(struct import_config, ncu_version),
+	  "the Nsight Compute version that wrote the file, when known", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+/* The columns of one architecture: default rows, then extra rows. */
+struct arch_columns {
+	char arch[8];
+	struct ncu_csv_column *cols;
+	size_t n, n_default;
+};
+
+struct import_job {
+	struct ncu_csv_table *table;
+	const char **names; /* every metric of the table: the parse selection */
+	long n_names;
+	struct ncu_csv *csv;
+	struct arch_columns archs[MAX_ARCHS];
+	size_t n_archs;
+	struct ncu_csv_column *scratch; /* one launch's columns */
+};
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static size_t slot_of(const struct import_job *j, const char *metric)
+{
+	long i;
+
+	for (i = 0; i < j->n_names; i++)
+		if (strcmp(j->names[i], metric) == 0)
+			return (size_t)i;
+	return (size_t)-1;
+}
+
+static struct ncu_csv_column column(const struct import_job *j,
+				   const struct ncu_csv_metric *m)
+{
+	return (struct ncu_csv_column){ m->metric, m->role, slot_of(j, m->metric) };
+}
+
+/* Build (once) the columns of arch: its default rows, then its extra rows. */
+static const struct arch_columns *columns_for(struct import_job *j,
+					      const char *arch)
+{
+	const struct ncu_csv_metric **all = NULL;
+	struct arch_columns *a;
+	long n, i;
+	size_t k = 0;
+
+	for (i = 0; i < (long)j->n_archs; i++)
+		if (strcmp(j->archs[i].arch, arch) == 0)
+			return &j->archs[i];
+	if (j->n_archs == MAX_ARCHS)
+		return NULL;
+	n = ncu_csv_table_select(j->table, arch, (const char *const[]){ "all" }, 1, &all);
+	if (n < 0)
+		return NULL;
+	a = &j->archs[j->n_archs];
+	a->cols = calloc((size_t)n + 1, sizeof(*a->cols));
+	if (!a->cols) {
+		free(all);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(all[i]->set, "extra") != 0)
+			a->cols[k++] = column(j, all[i]);
+	a->n_default = k;
+	for (i = 0; i < n; i++)
+		if (strcmp(all[i]->set, "extra") == 0)
+			a->cols[k++] = column(j, all[i]);
+	a->n = k;
+	free(all);
+	snprintf(a->arch, sizeof(a->arch), "%s", arch);
+	j->n_archs++;
+	return a;
+}
+
+/*
+ * One launch's columns: every default row (absent ones become `missing`)
+ * and the extra rows the file has.  Returns the count in j->scratch.
+ */
+static size_t launch_columns(struct import_job *j, const struct arch_columns *a,
+			     const struct ncu_csv_launch *l)
+{
+	size_t i, n = a->n_default;
+
+	memcpy(j->scratch, a->cols, a->n_default * sizeof(*a->cols));
+	for (i = a->n_default; i < a->n; i++)
+		if (a->cols[i].slot != (size_t)-1 && l->values[a->cols[i].slot])
+			j->scratch[n++] = a->cols[i];
+	return n;
+}
+
+static void job_release(struct import_job *j)
+{
+	size_t i;
+
+	for (i = 0; i < j->n_archs; i++)
+		free(j->archs[i].cols);
+	free(j->scratch);
+	free(j->names);
+	ncu_csv_free(j->csv);
+	ncu_csv_table_free(j->table);
+}
+
+static int load_table(struct rl_ctx *ctx, const struct import_config *cfg,
+		      struct import_job *j)
+{
+	const char *etc = getenv("ROOFLINE_ETC");
+	char err[NCU_CSV_ERRLEN], *path;
+	int rc;
+
+	if (!cfg->metrics_table && !(etc && *etc)) {
+		rl_error(ctx, "no metric table: set metrics_table or ROOFLINE_ETC");
+		return -EINVAL;
+	}
+	path = cfg->metrics_table ? strdup(cfg->metrics_table) : join(etc, NCU_TABLE_NAME);
+	rc = path ? ncu_csv_table_load(path, &j->table, err, sizeof(err)) : -ENOMEM;
+	free(path);
+	if (rc) {
+		rl_error(ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
+		return rc;
+	}
+	j->n_names = ncu_csv_table_names(j->table, &j->names);
+	j->scratch = calloc((size_t)j->table->n + 1, sizeof(*j->scratch));
+	if (j->n_names < 0 || !j->scratch) {
+		rl_error(ctx, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_file(struct rl_ctx *ctx, const struct import_config *cfg,
+		      struct import_job *j)
+{
+	char err[NCU_CSV_ERRLEN], *path = join(ctx->run_dir, cfg->file);
+	int rc;
+
+	if (!path)
+		return -ENOMEM;
+	rc = ncu_csv_read_file(path, j->names, (size_t)j->n_names, &j->csv, err,
+			       sizeof(err));
+	free(path);
+	if (rc) {
+		rl_error(ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
+		if (strstr(err, "has no value for any"))
+			rl_info(ctx, "a details page made with --section names metrics by their labels; "
+				"export the raw page instead: ncu -i REPORT --csv --page raw --print-units base");
+	}
+	return rc;
+}
+
+/* The architecture of a launch from its CC column ("" when unknown). */
+static const char *launch_arch(struct rl_ctx *ctx, const struct ncu_csv_launch *l,
+			       char *buf, size_t size, bool *warned)
+{
+	if (ncu_csv_arch_of_cc(l->cc, buf, size))
+		return buf;
+	if (!*warned)
+		rl_warn(ctx, "launch %s has no usable CC column ('%s'): using the table's '*' rows",
+			l->id, l->cc ? l->cc : "");
+	*warned = true;
+	buf[0] = '\0';
+	return buf;
+}
+
+static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
+			struct import_job *j, long *passes)
+{
+	const struct rl_field extra[] = {
+		{ "source", "ncu-import" }, { "file", cfg->file },
+		{ cfg->ncu_version ? "ncu_version" : NULL, cfg->ncu_version },
+		{ NULL, NULL },
+	};
+	struct ncu_csv_record rec = { 0 };
+	bool warned = false;
+	size_t i, k, n;
+	int err = 0;
+
+	*passes = -1;
+	for (i = 0; !err && i < j->csv->n_launches; i++) {
+		const struct ncu_csv_launch *l = &j->csv->launches[i];
+		char arch[8];
+		const struct arch_columns *a =
+			columns_for(j, launch_arch(ctx, l, arch, sizeof(arch), &warned));
+
+		if (!a) {
+			err = -ENOMEM;
+			break;
+		}
+		n = launch_columns(j, a, l);
+		err = ncu_csv_kernel_record(j->csv, i, j->scratch, n, extra, &rec);
+		if (!err)
+			err = rl_emit(ctx, "kernel", rec.fields);
+		for (k = 0; k < n; k++) {
+			double p;
+
+			if (j->scratch[k].role && strcmp(j->scratch[k].role, "passes") == 0 &&
+			    j->scratch[k].slot != (size_t)-1 &&
+			    !ncu_csv_number(l->values[j->scratch[k].slot], &p) && p > *passes)
+				*passes = (long)p;
+		}
+	}
+	ncu_csv_record_release(&rec);
+	return err;
+}
+
+static long distinct_kernels(const struct ncu_csv *t)
+{
+	size_t i, j;
+	long n = 0;
+
+	for (i = 0; i < t->n_launches; i++) {
+		for (j = 0; j < i; j++)
+			if (strcmp(t->launches[j].kernel, t->launches[i].kernel) == 0)
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+static int emit_summary(struct rl_ctx *ctx, const struct import_config *cfg,
+			const struct import_job *j, long passes)
+{
+	char kern[24], inv[24], pas[24], skip[24];
+	struct rl_field f[10];
+	size_t n = 0;
+
+	snprintf(kern, sizeof(kern), "%ld", distinct_kernels(j->csv));
+	snprintf(inv, sizeof(inv), "%zu", j->csv->n_launches);
+	snprintf(pas, sizeof(pas), "%ld", passes);
+	snprintf(skip, sizeof(skip), "%zu", j->csv->skipped_lines);
+	f[n++] = (struct rl_field){ "source", "ncu-import" };
+	f[n++] = (struct rl_field){ "file", cfg->file };
+	f[n++] = (struct rl_field){ "layout",
+				    j->csv->layout == NCU_CSV_RAW ? "raw" : "details" };
+	f[n++] = (struct rl_field){ "kernels", kern };
+	f[n++] = (struct rl_field){ "invocations", inv };
+	if (passes >= 0)
+		f[n++] = (struct rl_field){ "passes", pas };
+	f[n++] = (struct rl_field){ "skipped_lines", skip };
+	/* An export knows neither ncu's wall time nor its command line. */
+	f[n++] = (struct rl_field){ "missing", passes >= 0 ? "wall_s,command" :
+							     "passes,wall_s,command" };
+	f[n] = (struct rl_field){ NULL, NULL };
+	return rl_emit(ctx, "collect_summary", f);
+}
+
+static enum rl_result import_run(struct rl_ctx *ctx, const void *config,
+				 void *state)
+{
+	const struct import_config *cfg = config;
+	struct import_job j;
+	enum rl_result r = RL_FAIL;
+	long passes;
+
+	(void)state;
+	memset(&j, 0, sizeof(j));
+	if (load_table(ctx, cfg, &j) || parse_file(ctx, cfg, &j))
+		goto out;
+	rl_info(ctx, "%s: %zu kernel launches (%s page)", cfg->file, j.csv->n_launches,
+		j.csv->layout == NCU_CSV_RAW ? "raw" : "details");
+	if (emit_kernels(ctx, cfg, &j, &passes) || emit_summary(ctx, cfg, &j, passes)) {
+		rl_error(ctx, "cannot emit records");
+		r = RL_RETRY;
+		goto out;
+	}
+	r = RL_OK;
+out:
+	job_release(&j);
+	return r;
+}
+
+RL_PLUGIN_DEFINE = {
+	RL_PLUGIN_HEADER,
+	.name = "ncu_import",
+	.version = "1.0",
+	.stage = RL_STAGE_COLLECT,
+	.summary = "import an existing ncu --csv export (raw or details page) as kernel records",
+	.options = import_options,
+	.config_size = sizeof(struct import_config),
+	.run = import_run,
+};
