@@ -1,0 +1,122 @@
+/*
+ * pipeline.h - a pipeline file, loaded and checked (docs/pipelines.md).
+ *
+ * pipeline_load turns YAML text into a struct pipeline, checking everything
+ * that can be checked without Slurm or the database: YAML syntax, types,
+ * required and unknown keys (with a did-you-mean), names, step ids and their
+ * `needs` (unknown, self, cycles), `on`, cron schedule, durations, nodes,
+ * gres, retries, and each step's plugin (it must load from plugin_dir) and
+ * its `with:` options against the plugin's option table, including paths
+ * that would leave the run's directory.  It reports EVERY error it finds,
+ * each as one line "file:line:col: message", sorted by position.  An invalid
+ * pipeline gives NULL, so nothing of it can be submitted.
+ *
+ * Uses libc, yaml_tree, cron, options and plugin_loader; no libpq, no
+ * libslurm.
+ */
+#ifndef ROOFLINE_PIPELINE_H
+#define ROOFLINE_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cron.h"
+#include "job_host.h" /* struct job_pair */
+#include "strbuf.h"
+
+#define PIPELINE_NAME_MAX 64
+#define PIPELINE_STEP_ID_MAX 64
+#define PIPELINE_RETRIES_MAX 10
+#define PIPELINE_STEPS_MAX 1000
+#define PIPELINE_NODES_MAX 100000
+/* Timeout of an `on: daemon` step that sets none. */
+#define PIPELINE_DAEMON_TIMEOUT_DEFAULT 3600
+
+/* `slurm.nodes`: what the daemon makes of a Slurm step. */
+enum pipeline_nodes {
+	PIPELINE_NODES_COUNT = 1, /* one job of node_count nodes (default 1) */
+	PIPELINE_NODES_EACH,      /* one job per node of the partition, listed
+	                             when the run starts */
+	PIPELINE_NODES_LIST,      /* one job per node in node_names */
+};
+
+struct pipeline_slurm {
+	char *partition;   /* NULL when absent: Slurm's default partition */
+	char *gres;        /* e.g. "gpu:1", "gpu:h100:2"; NULL when absent */
+	char *account;     /* NULL when absent */
+	char *qos;         /* NULL when absent */
+	char *constraint;  /* NULL when absent */
+	char *time_text;   /* as written; NULL when absent */
+	long time_s;       /* seconds; 0 when absent (the partition's limit) */
+	enum pipeline_nodes nodes;
+	long node_count;   /* PIPELINE_NODES_COUNT: >= 1 (default 1) */
+	char **node_names; /* PIPELINE_NODES_LIST: host names, in order */
+	size_t n_node_names;
+};
+
+struct pipeline_step {
+	char *id;
+	char *plugin;           /* as written, e.g. "ncu-import" */
+	char **needs;           /* step ids, in order */
+	size_t *needs_idx;      /* the same steps as indexes into steps[] */
+	size_t n_needs;
+	bool on_daemon;         /* `on: daemon`; false: a Slurm job */
+	struct job_pair *opts;  /* `with:` as key/value text, in order; a list
+	                           option repeats its key once per item */
+	size_t n_opts;
+	int retries;            /* 0..PIPELINE_RETRIES_MAX, default 0 */
+	long timeout_s;         /* effective: the step's `timeout`, else
+	                           slurm.time_s for Slurm steps (0: the
+	                           partition's limit), else
+	                           PIPELINE_DAEMON_TIMEOUT_DEFAULT */
+	char *timeout_text;     /* `timeout` as written; NULL when absent */
+	unsigned line, col;     /* where the step's mapping starts */
+};
+
+struct pipeline {
+	char *file;             /* the name given to pipeline_load */
+	char *name;
+	char *description;      /* NULL when absent */
+	char *schedule_text;    /* NULL when absent: runs only when submitted */
+	struct cron schedule;   /* valid when schedule_text is set */
+	struct pipeline_slurm slurm;
+	struct pipeline_step *steps; /* in file order */
+	size_t n_steps;
+	char *yaml;             /* the text loaded (NUL-terminated copy) */
+	size_t yaml_len;
+};
+
+/*
+ * Load and check the pipeline in text (len bytes; need not be
+ * NUL-terminated), calling it `file` in messages.  Plugins are opened from
+ * plugin_dir to check names and options (and closed again); a NULL
+ * plugin_dir skips those checks (for tests and tools without plugins).
+ * Returns the pipeline (caller frees with pipeline_free), or NULL with every
+ * error appended to errors, one "file:line:col: message\n" line each, in
+ * line/column order.
+ */
+struct pipeline *pipeline_load(const char *file, const char *text, size_t len,
+			       const char *plugin_dir, struct strbuf *errors);
+
+/* pipeline_load on the contents of path ("-": standard input, named
+ * "<stdin>").  An unreadable or too large file gives NULL and one
+ * "path: cannot read: why\n" line. */
+struct pipeline *pipeline_load_file(const char *path, const char *plugin_dir,
+				    struct strbuf *errors);
+
+void pipeline_free(struct pipeline *p);
+
+/* The step with this id, or NULL.  Borrowed from p. */
+const struct pipeline_step *pipeline_step_find(const struct pipeline *p,
+					       const char *id);
+
+/*
+ * Fill order[0..n_steps-1] with step indexes such that every step comes
+ * after the steps it needs: each time, the first step in file order whose
+ * needs are all placed.
+ * order must hold p->n_steps entries.  0, or -ELOOP when the needs have a
+ * cycle (never for a pipeline from pipeline_load).
+ */
+int pipeline_topo_order(const struct pipeline *p, size_t *order);
+
+#endif
