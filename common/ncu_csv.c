@@ -180,7 +180,7 @@ static int strmap_put(struct strmap *m, const char *key, size_t val)
 /* ---- fields ------------------------------------------------------------- */
 
 /* After a field: consume its delimiter.  1 at the end of a row, else 0. */
-static int end_of_field(struct cursor *c, char *at)
+static inline int end_of_field(struct cursor *c, char *at)
 {
 	if (at >= c->end)
 		return c->p = c->end, 1;
@@ -196,18 +196,6 @@ static int end_of_field(struct cursor *c, char *at)
 		       *at);
 }
 
-/* Count the newlines inside a quoted field so that line numbers stay right. */
-static void count_newlines(struct cursor *c, char *from, char *to)
-{
-	char *nl;
-
-	while ((nl = memchr(from, '\n', (size_t)(to - from)))) {
-		c->line++;
-		c->line_start = nl + 1;
-		from = nl + 1;
-	}
-}
-
 /*
  * Parse one field at c->p.  When keep is set, the field is unquoted in place,
  * NUL-terminated and *out points at it.  Returns 1 at the end of a row, 0
@@ -215,22 +203,38 @@ static void count_newlines(struct cursor *c, char *from, char *to)
  */
 static int parse_field(struct cursor *c, int keep, char **out)
 {
-	char *p = c->p, *open = p, *w, *q;
+	char *p = c->p, *open = p, *open_line = c->line_start, *w, *q;
+	long open_no = c->line;
 	int r;
 
 	if (p < c->end && *p == '"') {
 		p++;
 		w = p;
 		for (;;) {
-			q = memchr(p, '"', (size_t)(c->end - p));
-			if (!q)
+			/* buf[len] is '\0': the scan stops at the end of the buffer */
+			q = p;
+			while (*q != '"' && *q != '\n' && *q != '\0')
+				q++;
+			if (q >= c->end) {
+				c->line = open_no;
+				c->line_start = open_line;
 				return fail_at(c, open,
 					       "unterminated quoted field (truncated file?)");
-			if (q - p > 0 && memchr(p, '\n', (size_t)(q - p)))
-				count_newlines(c, p, q);
+			}
 			if (keep && w != p)
 				memmove(w, p, (size_t)(q - p));
 			w += q - p;
+			if (*q != '"') { /* a newline or NUL byte inside the field */
+				if (*q == '\n') {
+					c->line++;
+					c->line_start = q + 1;
+				}
+				if (keep)
+					*w = *q;
+				w++;
+				p = q + 1;
+				continue;
+			}
 			if (q + 1 < c->end && q[1] == '"') {
 				if (keep)
 					*w = '"';
@@ -584,6 +588,13 @@ static int map_columns(struct parser *ps, char *header_at)
 
 /* ---- rows --------------------------------------------------------------- */
 
+/* Point the cursor's line back at row r (for errors found after it). */
+static void back_to_row(struct cursor *c, const struct row *r)
+{
+	c->line = r->line;
+	c->line_start = r->line_start;
+}
+
 /*
  * Parse one row into r (identity, details triple) and, for raw rows, the
  * kept metric fields into vals[slot] (with their positions in at[slot]).
@@ -601,13 +612,15 @@ static int parse_row(struct parser *ps, struct row *r, char **vals, char **at)
 		int role = ps->col_map[col];
 		char *f = NULL, *start = c->p;
 
-		if (end)
-			return fail_at(c, start,
-				       "row has %zu fields, the header has %zu (truncated or damaged file?)",
-				       col, ps->ncols);
 		end = parse_field(c, role != COL_SKIP, &f);
 		if (end < 0)
 			return end;
+		if (end && col + 1 < ps->ncols) {
+			back_to_row(c, r);
+			return fail_at(c, c->p > start ? c->p - 1 : c->p,
+				       "row has %zu fields, the header has %zu (truncated or damaged file?)",
+				       col + 1, ps->ncols);
+		}
 		if (role == COL_SKIP)
 			continue;
 		if (role >= 0 && (size_t)role < N_IDENT) {
@@ -624,9 +637,13 @@ static int parse_row(struct parser *ps, struct row *r, char **vals, char **at)
 			r->mvalue_at = start;
 		}
 	}
-	if (!end)
-		return fail_at(c, c->p, "row has more fields than the header's %zu",
+	if (!end) {
+		char *extra_at = c->p;
+
+		back_to_row(c, r);
+		return fail_at(c, extra_at, "row has more fields than the header's %zu",
 			       ps->ncols);
+	}
 	return 0;
 }
 
@@ -747,6 +764,7 @@ static int read_rows(struct parser *ps)
 	size_t n = ps->n_metrics ? ps->n_metrics : 1;
 	char **vals = calloc(n, sizeof(char *)), **at = calloc(n, sizeof(char *));
 	bool first = true;
+	struct cursor next;
 	struct row r;
 	int err = 0;
 
@@ -764,6 +782,9 @@ static int read_rows(struct parser *ps)
 		err = parse_row(ps, &r, vals, at);
 		if (err < 0)
 			goto out_free;
+		/* Errors about the row's values point into the row. */
+		next = *c;
+		back_to_row(c, &r);
 		if (ps->t->layout == NCU_CSV_DETAILS)
 			err = store_details(ps, &r);
 		else if (first && take_units(ps, &r, vals))
@@ -772,6 +793,7 @@ static int read_rows(struct parser *ps)
 			err = store_raw(ps, &r, vals, at);
 		if (err < 0)
 			goto out_free;
+		*c = next;
 		first = false;
 	}
 out_free:
@@ -807,6 +829,7 @@ static void finish(struct ncu_csv *t)
 
 static int parse(struct parser *ps)
 {
+	struct cursor header, after;
 	size_t i;
 	char *header_at;
 	int err;
@@ -829,12 +852,17 @@ static int parse(struct parser *ps)
 	if (err)
 		return err;
 	header_at = ps->c.p;
+	header = ps->c;
 	err = read_header(ps);
 	if (err)
 		return err;
+	after = ps->c;
+	ps->c.line = header.line; /* errors about columns point at the header */
+	ps->c.line_start = header.line_start;
 	err = map_columns(ps, header_at);
 	if (err)
 		return err;
+	ps->c = after;
 	err = read_rows(ps);
 	if (err)
 		return err;
@@ -1374,6 +1402,18 @@ static void list_add(char **end, const char *start, const char *name)
 	**end = '\0';
 }
 
+/* Could unit be a prefixed (non-base) one?  Cheap test before the table. */
+static bool has_prefix(const char *unit)
+{
+	if (!unit || !*unit)
+		return false;
+	if (strchr("KMGT", unit[0]))
+		return true;
+	return strcmp(unit, "us") == 0 || strcmp(unit, "usecond") == 0 ||
+	       strcmp(unit, "ms") == 0 || strcmp(unit, "msecond") == 0 ||
+	       strcmp(unit, "s") == 0 || strcmp(unit, "second") == 0;
+}
+
 /* The value text a column gets: exact, or converted to base units. */
 static const char *column_value(const struct ncu_csv_launch *l,
 				const struct ncu_csv_column *col, char **num,
@@ -1386,7 +1426,7 @@ static const char *column_value(const struct ncu_csv_launch *l,
 	if (col->slot == (size_t)-1 || !l->values || !(v = l->values[col->slot]))
 		return NULL;
 	unit = l->units[col->slot];
-	if (ncu_csv_to_base(unit, v, &d, &base) != 1)
+	if (!has_prefix(unit) || ncu_csv_to_base(unit, v, &d, &base) != 1)
 		return v;
 	*rounded = true;
 	v = *num;

@@ -27,7 +27,7 @@ $(B)/tests/test_ncu_plugin: $(B)/obj/common/ncu_csv.o
 $(B)/tests/test_ncu_import: $(B)/obj/common/ncu_csv.o
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
-$(B)/bench/ncu_parse_bench: bench/ncu_parse_bench.c $(B)/obj/common/ncu_csv.o
+$(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(B)/obj/common/ncu_csv.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^
 
