@@ -1,0 +1,348 @@
+/*
+ * test_ncu_import - plugins/ncu_import.c against a stand-in host, on the
+ * exports made on the H100 from one report (raw page, details page in base
+ * units and in ncu's default units), on ncu's own SpeedOfLight section
+ * capture, on captures with other metric sets, and on the bad corpus.
+ * Expected values come from the kernels' design and from the export text
+ * itself, read here without the plugin's reader.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ncu_import.c"
+#include "records.h"
+#include "strbuf.h"
+
+#define SASS_DADD "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"
+
+struct host {
+	struct strbuf records;
+	struct strbuf log;
+	long n_records;
+};
+
+static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
+		     const char *fmt, va_list ap)
+{
+	struct host *h = ctx->host_data;
+
+	strbuf_addf(&h->log, "%d: ", (int)level);
+	strbuf_vaddf(&h->log, fmt, ap);
+	strbuf_addch(&h->log, '\n');
+}
+
+static int host_emit(struct rl_ctx *ctx, const char *kind,
+		     const struct rl_field *fields)
+{
+	struct host *h = ctx->host_data;
+	int rc = records_format(&h->records, kind, fields);
+
+	if (rc == 0)
+		h->n_records++;
+	return rc;
+}
+
+static int host_each_input(struct rl_ctx *ctx, const char *kind,
+			   int (*fn)(void *, const char *, const char *,
+				     const struct rl_field *),
+			   void *arg)
+{
+	(void)ctx, (void)kind, (void)fn, (void)arg;
+	return 0;
+}
+
+static const char *host_input_path(struct rl_ctx *ctx, const char *step,
+				   const char *name)
+{
+	(void)ctx, (void)step, (void)name;
+	return NULL;
+}
+
+static const struct rl_host host_api = {
+	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
+	.each_input = host_each_input, .input_path = host_input_path,
+};
+
+struct world {
+	struct import_config cfg;
+	struct host h;
+	struct rl_ctx ctx;
+};
+
+static char fixtures[1024];
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	strbuf_init(&w->h.records);
+	strbuf_init(&w->h.log);
+	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = &w->h,
+				  .run_dir = fixtures, .out_dir = "/nonexistent",
+				  .step_id = "import", .node = "test", .run_id = 1,
+				  .attempt = 1 };
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+
+	strbuf_release(&w->h.records);
+	strbuf_release(&w->h.log);
+	free(w);
+	return 0;
+}
+
+static enum rl_result import(struct world *w, const char *file)
+{
+	w->cfg.file = (char *)(uintptr_t)file;
+	return rooflined_plugin.run(&w->ctx, &w->cfg, NULL);
+}
+
+struct find {
+	const char *kind;
+	long index, seen;
+	char *copy;
+};
+
+static int find_fn(void *arg, const char *kind, const struct rl_field *fields)
+{
+	struct find *f = arg;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strcmp(kind, f->kind) != 0 || f->seen++ != f->index)
+		return 0;
+	strbuf_init(&sb);
+	for (; fields->key; fields++)
+		strbuf_addf(&sb, "%s=%s\n", fields->key, fields->value);
+	f->copy = strbuf_detach(&sb);
+	return 1;
+}
+
+static char *record(struct world *w, const char *kind, long index)
+{
+	struct find f = { kind, index, 0, NULL };
+	char *buf = strdup(w->h.records.buf ? w->h.records.buf : "");
+
+	records_each_in(buf, "records", NULL, find_fn, &f, NULL);
+	free(buf);
+	return f.copy;
+}
+
+static const char *get(const char *rec, const char *key)
+{
+	static char buf[8192];
+	char pat[256];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	p = strncmp(rec, pat + 1, strlen(pat + 1)) == 0 ? rec - 1 : strstr(rec, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p, "\n"), p);
+	return buf;
+}
+
+/* The first "name","unit","value" triple of a details export, read naively. */
+static double details_value(const char *file, const char *metric, const char *unit)
+{
+	char path[1400], pat[300], *text, *p;
+	FILE *f;
+	long n;
+	double d;
+
+	snprintf(path, sizeof(path), "%s/%s", fixtures, file);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	snprintf(pat, sizeof(pat), "\"%s\",\"%s\",\"", metric, unit);
+	p = strstr(text, pat);
+	assert_non_null(p);
+	d = strtod(p + strlen(pat), NULL);
+	free(text);
+	return d;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_raw_export(void **state)
+{
+	struct world *w = *state;
+	char *a, *sum, want[64];
+
+	assert_int_equal(import(w, "kernel_abc.import-raw.csv"), RL_OK);
+	assert_int_equal(w->h.n_records, 4);
+	a = record(w, "kernel", 0);
+	assert_string_equal(get(a, "kernel"), "kernel_A(double *, long, double)");
+	assert_string_equal(get(a, "source"), "ncu-import");
+	assert_string_equal(get(a, "file"), "kernel_abc.import-raw.csv");
+	assert_null(get(a, "ncu_version")); /* a CSV does not say */
+	assert_string_equal(get(a, "missing"), "");
+	snprintf(want, sizeof(want), "%ld", 4096L * 256 * 10000);
+	assert_string_equal(get(a, SASS_DADD), want);
+	free(a);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(sum, "source"), "ncu-import");
+	assert_string_equal(get(sum, "layout"), "raw");
+	assert_string_equal(get(sum, "kernels"), "3");
+	assert_string_equal(get(sum, "invocations"), "3");
+	assert_string_equal(get(sum, "passes"), "3");
+	assert_string_equal(get(sum, "missing"), "wall_s,command");
+	free(sum);
+}
+
+/* The details page in base units holds the raw page's exact text. */
+static void test_details_base_equals_raw(void **state)
+{
+	struct world *w = *state;
+	char *raw[3], *det[3];
+	int k;
+
+	assert_int_equal(import(w, "kernel_abc.import-raw.csv"), RL_OK);
+	for (k = 0; k < 3; k++)
+		raw[k] = record(w, "kernel", k);
+	strbuf_reset(&w->h.records);
+	assert_int_equal(import(w, "kernel_abc.import-details.csv"), RL_OK);
+	for (k = 0; k < 3; k++) {
+		char *line, *save, *copy;
+
+		det[k] = record(w, "kernel", k);
+		copy = strdup(raw[k]);
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char key[256];
+
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(line, "="), line);
+			if (strcmp(key, "file") == 0)
+				continue;
+			assert_non_null(get(det[k], key));
+			assert_string_equal(get(det[k], key), line + strlen(key) + 1);
+		}
+		free(copy);
+		free(raw[k]);
+		free(det[k]);
+	}
+}
+
+/* ncu's default units: converted to base units, flagged as rounded. */
+static void test_details_default_units(void **state)
+{
+	struct world *w = *state;
+	char *a, *sum;
+	double us = details_value("kernel_abc.import-details-default.csv",
+				  "gpu__time_duration.sum", "us");
+	double ghz = details_value("kernel_abc.import-details-default.csv",
+				   "sm__cycles_elapsed.avg.per_second", "Ghz");
+
+	assert_int_equal(import(w, "kernel_abc.import-details-default.csv"), RL_OK);
+	a = record(w, "kernel", 0);
+	assert_true(fabs(atof(get(a, "gpu__time_duration.sum")) - us * 1e3) < 1e-6);
+	assert_true(fabs(atof(get(a, "sm_clock_hz")) - ghz * 1e9) < 1e-3);
+	assert_non_null(strstr(get(a, "rounded"), "gpu__time_duration.sum"));
+	assert_non_null(strstr(get(a, "rounded"), "sm__cycles_elapsed.avg.per_second"));
+	/* counts print without prefixes: exact */
+	assert_string_equal(get(a, SASS_DADD), "10485760000");
+	assert_null(strstr(get(a, "rounded"), "sass"));
+	free(a);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(sum, "layout"), "details");
+	free(sum);
+}
+
+/* ncu's own SpeedOfLight section: what it lacks is listed, not invented. */
+static void test_speed_of_light_export(void **state)
+{
+	struct world *w = *state;
+	char *a;
+
+	assert_int_equal(import(w, "kernel_abc.sol.raw.csv"), RL_OK);
+	a = record(w, "kernel", 0);
+	assert_non_null(get(a, "gpu__time_duration.sum"));
+	assert_null(get(a, SASS_DADD));
+	assert_null(get(a, "dram__bytes.sum"));
+	assert_non_null(strstr(get(a, "missing"), SASS_DADD));
+	assert_non_null(strstr(get(a, "missing"), "dram__bytes.sum"));
+	assert_non_null(strstr(get(a, "missing"), "l1tex__t_bytes.sum"));
+	assert_string_equal(get(a, "profiler__replayer_passes"), "3");
+	free(a);
+}
+
+/* A capture with another set: extra rows it has are kept, absent ones listed. */
+static void test_other_sets(void **state)
+{
+	struct world *w = *state;
+	char *a;
+
+	assert_int_equal(import(w, "gsrb.both-defs.raw.csv"), RL_OK);
+	assert_int_equal(w->h.n_records, 19);
+	a = record(w, "kernel", 0);
+	assert_string_equal(get(a, "missing"), "sm__inst_executed_pipe_tensor.sum");
+	assert_non_null(get(a, "lts__lts2xbar_cycles_active.sum"));
+	assert_non_null(get(a, "sm__ops_path_tensor_src_int8.sum"));
+	free(a);
+	strbuf_reset(&w->h.records);
+	w->cfg.ncu_version = (char *)(uintptr_t)"2025.3.1.0";
+	assert_int_equal(import(w, "kernel_abc.full.raw.csv"), RL_OK);
+	a = record(w, "kernel", 2);
+	assert_string_equal(get(a, "missing"), "");
+	assert_string_equal(get(a, "ncu_version"), "2025.3.1.0");
+	assert_non_null(get(a, "sm__ops_path_tensor_src_fp16.sum"));
+	free(a);
+}
+
+static void expect_fail(struct world *w, const char *file, const char *msg)
+{
+	assert_int_equal(import(w, file), RL_FAIL);
+	assert_int_equal(w->h.n_records, 0);
+	if (!strstr(w->h.log.buf, msg))
+		fail_msg("log lacks '%s':\n%s", msg, w->h.log.buf);
+}
+
+static void test_bad_files(void **state)
+{
+	struct world *w = *state;
+
+	expect_fail(w, "bad/truncated.csv", "bad/truncated.csv:8:");
+	expect_fail(w, "bad/unprofiled-empty.csv", "has no value for any");
+	expect_fail(w, "bad/wrong-columns.csv", "row has 340 fields");
+	expect_fail(w, "bad/garbage.bin", "no CSV table");
+	expect_fail(w, "no/such.csv", "cannot read");
+	w->cfg.metrics_table = (char *)(uintptr_t)"/no/such/table.tsv";
+	expect_fail(w, "kernel_abc.import-raw.csv", "/no/such/table.tsv: cannot read the metric table");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_raw_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_details_base_equals_raw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_details_default_units, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_speed_of_light_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_sets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+	};
+	const char *d = getenv("NCU_FIXTURES");
+
+	if (!realpath(d ? d : "tests/fixtures/ncu", fixtures)) {
+		perror("tests/fixtures/ncu");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

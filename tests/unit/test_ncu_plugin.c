@@ -1,0 +1,517 @@
+/*
+ * test_ncu_plugin - plugins/ncu.c against a stand-in host, with a stand-in
+ * `ncu` (a shell script that records its arguments, runs the program and
+ * writes a real H100 capture from tests/fixtures/ncu as its log file).
+ *
+ * Checked: the exact ncu command line (fixed flags, the metric set of the
+ * table, kernel filter, launch skip/count, NVTX, log file, the program found
+ * in $ROOFLINE_LIBEXEC), the records (values against the kernels' design),
+ * `missing` for metrics the capture lacks, and that every failure - ncu's
+ * status, a damaged table, an unprofiled kernel, no program - emits nothing.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ncu.c"
+#include "records.h"
+#include "strbuf.h"
+
+#define SASS_DADD "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"
+
+/* ---- stand-in host ------------------------------------------------------- */
+
+struct host {
+	struct strbuf records;
+	struct strbuf log;
+	long n_records;
+};
+
+static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
+		     const char *fmt, va_list ap)
+{
+	struct host *h = ctx->host_data;
+
+	strbuf_addf(&h->log, "%d: ", (int)level);
+	strbuf_vaddf(&h->log, fmt, ap);
+	strbuf_addch(&h->log, '\n');
+}
+
+static int host_emit(struct rl_ctx *ctx, const char *kind,
+		     const struct rl_field *fields)
+{
+	struct host *h = ctx->host_data;
+	int rc = records_format(&h->records, kind, fields);
+
+	if (rc == 0)
+		h->n_records++;
+	return rc;
+}
+
+static int host_each_input(struct rl_ctx *ctx, const char *kind,
+			   int (*fn)(void *, const char *, const char *,
+				     const struct rl_field *),
+			   void *arg)
+{
+	(void)ctx, (void)kind, (void)fn, (void)arg;
+	return 0;
+}
+
+static const char *host_input_path(struct rl_ctx *ctx, const char *step,
+				   const char *name)
+{
+	(void)ctx, (void)step, (void)name;
+	return NULL;
+}
+
+static const struct rl_host host_api = {
+	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
+	.each_input = host_each_input, .input_path = host_input_path,
+};
+
+/* ---- fixture world --------------------------------------------------------- */
+
+struct world {
+	char dir[256];      /* temp root */
+	char out[300], run[300], libexec[300], bin[300];
+	char ncu[320], args[320];
+	char *cmd_argv[2];
+	char *kernels[2];
+	char *extra[2];
+	struct ncu_config cfg;
+	struct host h;
+	struct rl_ctx ctx;
+	void *state;
+};
+
+static char fixtures[1024];
+
+static const char *fixture(const char *name)
+{
+	static char buf[4][1400];
+	static int i;
+	char *p = buf[i++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", fixtures, name);
+	return p;
+}
+
+static void write_script(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	char text[2048];
+
+	snprintf(w->dir, sizeof(w->dir), "/tmp/test_ncu_plugin.XXXXXX");
+	assert_non_null(mkdtemp(w->dir));
+	snprintf(w->out, sizeof(w->out), "%s/out", w->dir);
+	snprintf(w->run, sizeof(w->run), "%s/run", w->dir);
+	snprintf(w->libexec, sizeof(w->libexec), "%s/libexec", w->dir);
+	snprintf(w->bin, sizeof(w->bin), "%s/bin", w->dir);
+	snprintf(w->ncu, sizeof(w->ncu), "%s/ncu", w->bin);
+	snprintf(w->args, sizeof(w->args), "%s/args", w->dir);
+	mkdir(w->out, 0755);
+	mkdir(w->run, 0755);
+	mkdir(w->libexec, 0755);
+	mkdir(w->bin, 0755);
+	/* ncu: --version, else record args, run the program, write FAKE_CSV */
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\n"
+		 "if [ \"$1\" = --version ]; then\n"
+		 "  echo 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
+		 "  echo 'Version 2025.3.1.0 (build 36398880) (public-release)'; exit 0\n"
+		 "fi\n"
+		 "printf '%%s\\n' \"$@\" > '%s'\n"
+		 "while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2;;\n"
+		 "  --) shift; break;; *) shift;; esac; done\n"
+		 "\"$@\"; rc=$?\n"
+		 "cp \"$FAKE_CSV\" \"$log\"\n"
+		 "exit ${FAKE_RC:-$rc}\n", w->args);
+	write_script(w->ncu, text);
+	snprintf(text, sizeof(text), "#!/bin/sh\ncat '%s'\n",
+		 fixture("kernel_abc.program.txt"));
+	{
+		char prog[400];
+
+		snprintf(prog, sizeof(prog), "%s/kernel_abc", w->libexec);
+		write_script(prog, text);
+	}
+	setenv("ROOFLINE_LIBEXEC", w->libexec, 1);
+	setenv("FAKE_CSV", fixture("kernel_abc.raw.csv"), 1);
+	unsetenv("FAKE_RC");
+	w->cmd_argv[0] = (char *)(uintptr_t)"kernel_abc";
+	w->cfg.command = (struct rl_strlist){ 1, w->cmd_argv };
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.arch = (char *)(uintptr_t)"90";
+	w->cfg.ncu = w->ncu;
+	strbuf_init(&w->h.records);
+	strbuf_init(&w->h.log);
+	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = &w->h,
+				  .run_dir = w->run, .out_dir = w->out,
+				  .step_id = "profile", .node = "test", .run_id = 1,
+				  .attempt = 1 };
+	*state = w;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct world *w = *state;
+
+	if (w->state)
+		ncu_fini(w->state);
+	strbuf_release(&w->h.records);
+	strbuf_release(&w->h.log);
+	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(w);
+	return 0;
+}
+
+static enum rl_result run_plugin(struct world *w)
+{
+	if (w->state)
+		ncu_fini(w->state);
+	w->state = NULL;
+	if (rooflined_plugin.init(&w->ctx, &w->cfg, &w->state) != 0)
+		fail_msg("init failed: %s", w->h.log.buf);
+	return rooflined_plugin.run(&w->ctx, &w->cfg, w->state);
+}
+
+/* ---- record access ---------------------------------------------------------- */
+
+struct find {
+	const char *kind;
+	long index, seen;
+	char *copy; /* "key=value\n" lines of the record found */
+};
+
+static int find_fn(void *arg, const char *kind, const struct rl_field *fields)
+{
+	struct find *f = arg;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strcmp(kind, f->kind) != 0 || f->seen++ != f->index)
+		return 0;
+	strbuf_init(&sb);
+	for (; fields->key; fields++)
+		strbuf_addf(&sb, "%s=%s\n", fields->key, fields->value);
+	f->copy = strbuf_detach(&sb);
+	return 1;
+}
+
+/* Record `index` of `kind` as "key=value\n" lines (caller frees), or NULL. */
+static char *record(struct world *w, const char *kind, long index)
+{
+	struct find f = { kind, index, 0, NULL };
+	char *buf = strdup(w->h.records.buf ? w->h.records.buf : "");
+
+	records_each_in(buf, "records", NULL, find_fn, &f, NULL);
+	free(buf);
+	return f.copy;
+}
+
+/* The value of key in a record copy (static buffer). */
+static const char *get(const char *rec, const char *key)
+{
+	static char buf[8192];
+	char pat[256];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	p = strncmp(rec, pat + 1, strlen(pat + 1)) == 0 ? rec - 1 : strstr(rec, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p, "\n"), p);
+	return buf;
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	static char buf[1 << 16];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_command_line(void **state)
+{
+	struct world *w = *state;
+	char *args, *line, *save, *metrics = NULL, *header;
+	const char *want[] = { "--clock-control", "none", "--print-units", "base",
+			       "--csv", "--page", "raw", "--metrics", NULL };
+	char log_file[400], program[400];
+	size_t i = 0, n_metrics = 0;
+
+	w->kernels[0] = (char *)(uintptr_t)"kernel_A";
+	w->kernels[1] = (char *)(uintptr_t)"kernel_C";
+	w->cfg.kernels = (struct rl_strlist){ 2, w->kernels };
+	w->cfg.launch_skip = 1;
+	w->cfg.launch_count = 2;
+	w->cfg.nvtx_include = (char *)(uintptr_t)"solve/";
+	assert_int_equal(run_plugin(w), RL_OK);
+	args = strdup(read_all(w->args));
+	snprintf(log_file, sizeof(log_file), "%s/ncu.csv", w->out);
+	snprintf(program, sizeof(program), "%s/kernel_abc", w->libexec);
+	for (line = strtok_r(args, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+		if (i < 8)
+			assert_string_equal(line, want[i]);
+		else if (i == 8)
+			metrics = line;
+	}
+	assert_int_equal(i, 8 + 1 + 2 + 2 + 2 + 3 + 2 + 2);
+	metrics = strdup(metrics);
+	free(args);
+	args = strdup(read_all(w->args)); /* again, intact, for the tail */
+	assert_non_null(strstr(args, "\n-k\nregex:(kernel_A)|(kernel_C)\n--launch-skip\n1\n"
+				     "--launch-count\n2\n--nvtx\n--nvtx-include\nsolve/\n--log-file\n"));
+	assert_non_null(strstr(args, log_file));
+	assert_non_null(strstr(args, "\n--\n"));
+	assert_non_null(strstr(args, program));
+	/* the set: 20 metrics, each a column of the capture made with it */
+	header = strstr(read_all(fixture("kernel_abc.raw.csv")), "\"ID\",");
+	header = strndup(header, strcspn(header, "\n"));
+	for (line = strtok_r(metrics, ",", &save); line; line = strtok_r(NULL, ",", &save)) {
+		char col[300];
+
+		snprintf(col, sizeof(col), "\"%s\"", line);
+		if (!strstr(header, col))
+			fail_msg("metric %s not in the capture", line);
+		n_metrics++;
+	}
+	assert_int_equal(n_metrics, 20);
+	free(header);
+	free(metrics);
+	free(args);
+}
+
+static void test_records(void **state)
+{
+	struct world *w = *state;
+	char *a, *sum, *prog;
+	char want[64], log_path[400];
+
+	assert_int_equal(run_plugin(w), RL_OK);
+	assert_int_equal(w->h.n_records, 4);
+	a = record(w, "kernel", 0);
+	assert_non_null(a);
+	assert_string_equal(get(a, "kernel"), "kernel_A(double *, long, double)");
+	assert_string_equal(get(a, "invocation"), "0");
+	assert_string_equal(get(a, "source"), "ncu");
+	assert_string_equal(get(a, "ncu_version"), "2025.3.1.0");
+	assert_string_equal(get(a, "gpu_name"), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(get(a, "cc"), "9.0");
+	assert_string_equal(get(a, "missing"), "");
+	/* 4096 blocks x 256 threads x 10000 adds */
+	snprintf(want, sizeof(want), "%ld", 4096L * 256 * 10000);
+	assert_string_equal(get(a, SASS_DADD), want);
+	/* 8 bytes stored per thread, seen at L1 */
+	snprintf(want, sizeof(want), "%ld", 4096L * 256 * 8);
+	assert_string_equal(get(a, "l1tex__t_bytes.sum"), want);
+	free(a);
+	a = record(w, "kernel", 2);
+	assert_string_equal(get(a, "kernel"), "kernel_C(double *, const double *, long, double)");
+	free(a);
+	sum = record(w, "collect_summary", 0);
+	assert_non_null(sum);
+	assert_string_equal(get(sum, "kernels"), "3");
+	assert_string_equal(get(sum, "invocations"), "3");
+	assert_string_equal(get(sum, "passes"), "3");
+	assert_true(atof(get(sum, "wall_s")) > 0);
+	assert_non_null(strstr(get(sum, "command"), "--clock-control none --print-units base"));
+	free(sum);
+	snprintf(log_path, sizeof(log_path), "%s/program.log", w->out);
+	prog = read_all(log_path);
+	assert_non_null(prog);
+	assert_non_null(strstr(prog, "kernel_abc: all checks passed"));
+}
+
+static void test_extra_missing(void **state)
+{
+	struct world *w = *state;
+	char *a;
+
+	w->extra[0] = (char *)(uintptr_t)"bytes_l1_ncu";
+	w->cfg.extra = (struct rl_strlist){ 1, w->extra };
+	assert_int_equal(run_plugin(w), RL_OK);
+	a = record(w, "kernel", 1);
+	/* asked for, absent from this capture: recorded as missing */
+	assert_string_equal(get(a, "missing"), "l1tex__lsu_writeback_active_mem_lgds.sum");
+	assert_null(get(a, "l1tex__lsu_writeback_active_mem_lgds.sum"));
+	free(a);
+	assert_non_null(strstr(read_all(w->args), "l1tex__lsu_writeback_active_mem_lgds.sum"));
+}
+
+static void test_extra_all_full_capture(void **state)
+{
+	struct world *w = *state;
+	char *a;
+
+	w->extra[0] = (char *)(uintptr_t)"all";
+	w->cfg.extra = (struct rl_strlist){ 1, w->extra };
+	setenv("FAKE_CSV", fixture("kernel_abc.full.raw.csv"), 1);
+	assert_int_equal(run_plugin(w), RL_OK);
+	a = record(w, "kernel", 0);
+	assert_string_equal(get(a, "missing"), "");
+	assert_string_equal(get(a, "profiler__replayer_passes"), "9");
+	assert_non_null(get(a, "sm__ops_path_tensor_src_fp16.sum"));
+	assert_non_null(get(a, "lts__lts2xbar_cycles_active.sum"));
+	free(a);
+}
+
+static void expect_fail(struct world *w, const char *msg)
+{
+	assert_int_equal(run_plugin(w), RL_FAIL);
+	assert_int_equal(w->h.n_records, 0);
+	if (!strstr(w->h.log.buf, msg))
+		fail_msg("log lacks '%s':\n%s", msg, w->h.log.buf);
+}
+
+static void test_ncu_status(void **state)
+{
+	struct world *w = *state;
+
+	setenv("FAKE_RC", "1", 1);
+	expect_fail(w, "ncu exited with status 1");
+}
+
+static void test_truncated_capture(void **state)
+{
+	struct world *w = *state;
+	char msg[400];
+
+	setenv("FAKE_CSV", fixture("bad/truncated.csv"), 1);
+	snprintf(msg, sizeof(msg), "%s/ncu.csv:8:", w->out);
+	expect_fail(w, msg);
+	assert_non_null(strstr(w->h.log.buf, "unterminated quoted field"));
+}
+
+static void test_unprofiled_kernel(void **state)
+{
+	struct world *w = *state;
+
+	setenv("FAKE_CSV", fixture("bad/unprofiled-na.csv"), 1);
+	expect_fail(w, "launch 1 'kernel_B(double *, long, double)' has no value");
+}
+
+static void test_ncu_error_line(void **state)
+{
+	struct world *w = *state;
+
+	setenv("FAKE_CSV", fixture("bad/error-line.csv"), 1);
+	setenv("FAKE_RC", "1", 1);
+	expect_fail(w, "==ERROR== An error was reported by the driver");
+}
+
+static void test_no_kernels(void **state)
+{
+	struct world *w = *state;
+
+	setenv("FAKE_CSV", fixture("bad/no-kernels.log"), 1);
+	expect_fail(w, "no CSV table: ==WARNING== No kernels were profiled.");
+}
+
+static void test_program_not_found(void **state)
+{
+	struct world *w = *state;
+
+	w->cmd_argv[0] = (char *)(uintptr_t)"no_such_program_xyz";
+	expect_fail(w, "cannot find program 'no_such_program_xyz'");
+}
+
+static void test_arch_auto(void **state)
+{
+	struct world *w = *state;
+	char smi[400], path[2048];
+
+	snprintf(smi, sizeof(smi), "%s/nvidia-smi", w->bin);
+	write_script(smi, "#!/bin/sh\necho '9.0'\n");
+	snprintf(path, sizeof(path), "%s:%s", w->bin, getenv("PATH"));
+	setenv("PATH", path, 1);
+	w->cfg.arch = (char *)(uintptr_t)"auto";
+	assert_int_equal(run_plugin(w), RL_OK);
+	assert_int_equal(w->h.n_records, 4);
+	write_script(smi, "#!/bin/sh\necho 'No devices were found'\n");
+	w->h.n_records = 0;
+	expect_fail(w, "set the option arch");
+}
+
+static void test_init_errors(void **state)
+{
+	struct world *w = *state;
+	void *st = NULL;
+
+	w->extra[0] = (char *)(uintptr_t)"tensor_fp17";
+	w->cfg.extra = (struct rl_strlist){ 1, w->extra };
+	assert_int_equal(rooflined_plugin.init(&w->ctx, &w->cfg, &st), -EINVAL);
+	assert_non_null(strstr(w->h.log.buf, "extra: 'tensor_fp17' is not 'all' nor a role"));
+	w->cfg.extra = (struct rl_strlist){ 0, NULL };
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/env.txt";
+	assert_true(rooflined_plugin.init(&w->ctx, &w->cfg, &st) < 0);
+	assert_non_null(strstr(w->h.log.buf, "tests/fixtures/ncu/env.txt:1:"));
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.launch_skip = -1;
+	assert_int_equal(rooflined_plugin.init(&w->ctx, &w->cfg, &st), -EINVAL);
+	w->cfg.launch_skip = 0;
+	w->cfg.arch = (char *)(uintptr_t)"9.0";
+	assert_int_equal(run_plugin(w), RL_FAIL);
+	assert_non_null(strstr(w->h.log.buf, "arch '9.0' is not 'auto'"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_command_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extra_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_extra_all_full_capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ncu_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_truncated_capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unprofiled_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ncu_error_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_kernels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_program_not_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arch_auto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_init_errors, setup, teardown),
+	};
+	const char *d = getenv("NCU_FIXTURES");
+
+	if (!realpath(d ? d : "tests/fixtures/ncu", fixtures)) {
+		perror("tests/fixtures/ncu");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
