@@ -50,8 +50,7 @@ YAML_SRC   := common/yaml_tree.c
 DB_SRC     := daemon/db.c
 SLURM_SRC  := daemon/slurm.c
 
-PIPELINE_SRC := $(YAML_SRC) daemon/pipeline.c
-DAEMON_SRC := $(PIPELINE_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
+DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
               daemon/schedule.c daemon/migrate.c
 CLI_SRC    := $(wildcard cli/*.c)
@@ -100,7 +99,8 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
 
-$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(PIPELINE_SRC) $(DB_SRC) $(COMMON_SRC))
+# (mk/pipeline.mk adds the pipeline loader to DAEMON_SRC and roofline)
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) -ldl
 

@@ -49,7 +49,7 @@ int cmd_list(int argc, char **argv)
 			 " coalesce(to_char(ended_at, 'YYYY-MM-DD HH24:MI:SS'), '-')"
 			 " from runs order by id desc limit 200", 0, NULL);
 	if (!r) {
-		fprintf(stderr, "roofline list: %s", db_error(db));
+		fprintf(stderr, "roofline list: %s\n", db_error(db));
 		db_close(db);
 		return CLI_FAILED;
 	}

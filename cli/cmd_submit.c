@@ -42,7 +42,7 @@ static long queue_run(struct db *db, const struct pipeline *p)
 	if (r && db_rows(r) == 1)
 		id = db_long(r, 0, 0);
 	else
-		fprintf(stderr, "roofline submit: cannot queue the run: %s",
+		fprintf(stderr, "roofline submit: cannot queue the run: %s\n",
 			db_error(db));
 	db_result_free(r);
 	return id;

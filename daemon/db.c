@@ -13,6 +13,7 @@ struct db {
 	PGconn *conn;
 	char *conninfo;
 	char user[128];
+	char error[512];
 };
 
 struct db_result {
@@ -93,7 +94,12 @@ int db_reconnect(struct db *db)
 
 const char *db_error(struct db *db)
 {
-	return PQerrorMessage(db->conn);
+	const char *msg = PQerrorMessage(db->conn);
+
+	/* The first line only: "ERROR:  ..." without LINE/HINT decorations. */
+	snprintf(db->error, sizeof(db->error), "%.*s", (int)strcspn(msg, "\n"),
+		 msg);
+	return db->error;
 }
 
 const char *db_user(struct db *db)

@@ -46,7 +46,7 @@ static bool engine_connected(struct engine *e)
 	/* rate-limit: once a minute */
 	if (time(NULL) - last_complaint >= 60) {
 		log_error("PostgreSQL is unreachable: %.*s; retrying",
-			  (int)strcspn(db_error(e->db), "\n"), db_error(e->db));
+			  (int)strlen(db_error(e->db)), db_error(e->db));
 		last_complaint = time(NULL);
 	}
 	return false;

@@ -99,8 +99,8 @@ static int add_inputs(struct engine *e, const struct step_row *s,
 	snprintf(id, sizeof(id), "%ld", s->id);
 	needs = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
-		"r.id = s.run_id where s.id = any((select needs from steps where "
-		"id = $1)) order by s.id", 1, params, &n);
+		"r.id = s.run_id where s.id in (select unnest(needs) from steps "
+		"where id = $1::bigint) order by s.id", 1, params, &n);
 	if (!needs)
 		return -EIO;
 	for (int i = 0; i < n; i++) {

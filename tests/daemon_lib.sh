@@ -24,7 +24,7 @@ sql() {
 as() {
 	local user=$1
 	shift
-	runuser -u "$user" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
+	runuser -u "$user" -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
 		PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" \
 		LSAN_OPTIONS="$LSAN_OPTIONS" "$@"
 }
