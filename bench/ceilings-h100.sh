@@ -1,0 +1,99 @@
+#!/bin/sh
+# bench/ceilings-h100.sh - reproduce the measured ceilings of docs/ceilings.md
+# on a GPU node (written for the H100 SXM; any sm_80+ GPU runs it).
+#
+#   bench/ceilings-h100.sh [OUTDIR]        (default: $OUT, else ./ceilings-out)
+#
+# Builds ert-bench (make VARIANT=release) unless $BENCH names one, then runs,
+# leaving the GPU's clocks and settings as they are:
+#   ert-bench --attributes   > h100-attributes.tsv
+#   ert-bench --quick        > h100-quick.tsv      (the nightly step)
+#   ert-bench                > h100-full.tsv       (unless FULL=0)
+#   roofline-job --run ert/spec over the quick output when the job side is
+#   built (plugins from build/release) > plugin-*.tsv
+# and summarises the SASS of the benchmark loops (sass-summary.txt:
+# instruction counts per kernel, to show that no loop was optimised away).
+set -eu
+
+OUTDIR=${1:-${OUT:-$PWD/ceilings-out}}
+VARIANT=${VARIANT:-release}
+BENCH=${BENCH:-build/$VARIANT/bin/ert-bench}
+mkdir -p "$OUTDIR"
+
+if [ ! -x "$BENCH" ]; then
+	make -j"$(nproc)" VARIANT="$VARIANT" "$BENCH" >"$OUTDIR/build.log" 2>&1
+fi
+
+smi() {
+	nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
+		--format=csv >>"$OUTDIR/nvidia-smi.csv" 2>&1 || true
+}
+
+now() { date +%s.%N; }
+
+smi
+"$BENCH" --attributes >"$OUTDIR/h100-attributes.tsv"
+t0=$(now)
+"$BENCH" --quick >"$OUTDIR/h100-quick.tsv" 2>"$OUTDIR/h100-quick.err"
+t1=$(now)
+smi
+echo "quick wall_s $(awk "BEGIN{print $t1 - $t0}")" >"$OUTDIR/times.txt"
+if [ "${FULL:-1}" != 0 ]; then
+	t0=$(now)
+	"$BENCH" >"$OUTDIR/h100-full.tsv" 2>"$OUTDIR/h100-full.err"
+	t1=$(now)
+	smi
+	echo "full wall_s $(awk "BEGIN{print $t1 - $t0}")" >>"$OUTDIR/times.txt"
+fi
+
+# SASS: opcode counts per kernel of the sm_90a code (cuobjdump ships with CUDA)
+if command -v cuobjdump >/dev/null 2>&1; then
+	cuobjdump -sass "$BENCH" >"$OUTDIR/sass.txt" 2>&1 || true
+	python3 - "$OUTDIR/sass.txt" >"$OUTDIR/sass-summary.txt" <<'EOF' || true
+import re, sys, collections
+ops = ["DFMA", "DADD", "FFMA", "FADD", "HFMA2", "HADD2", "HMMA", "DMMA",
+       "IMMA", "HGMMA", "IGMMA", "QGMMA", "LDG", "LDS", "STG", "LDL", "STL"]
+arch, fn, counts = None, None, collections.OrderedDict()
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"arch = (sm_\w+)", line)
+    if m:
+        arch = m.group(1)
+    m = re.search(r"Function : (\S+)", line)
+    if m:
+        fn = (arch, m.group(1))
+        counts[fn] = collections.Counter()
+        continue
+    m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+    if m and fn:
+        counts[fn][m.group(1)] += 1
+for (a, f), c in counts.items():
+    if a not in ("sm_90a", "sm_90") or not f.startswith("_Z"):
+        continue
+    shown = " ".join("%s=%d" % (o, c[o]) for o in ops if c[o])
+    print("%s\t%s\t%s" % (a, f, shown))
+# the whole SASS of the L1 and shared-memory loops, to see the loads stay
+# inside them
+keep, arch = False, None
+with open(sys.argv[1].replace("sass.txt", "sass-loops.txt"), "w") as out:
+    for line in open(sys.argv[1], errors="replace"):
+        m = re.search(r"arch = (sm_\w+)", line)
+        if m:
+            arch = m.group(1)
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            keep = arch == "sm_90a" and re.match(r"_Z(4k_l1|8k_shared)I", m.group(1))
+        if keep:
+            out.write(line)
+EOF
+fi
+
+# The plugins over the real output, when the job side is built.
+JOB=build/$VARIANT/bin/roofline-job
+if [ -x "$JOB" ] && [ -f "build/$VARIANT/plugins/ert.so" ]; then
+	ROOFLINE_LIBEXEC=$(dirname "$BENCH") "$JOB" --plugin-dir "build/$VARIANT/plugins" \
+		--run spec --out "$OUTDIR/spec" >"$OUTDIR/plugin-spec.log" 2>&1 || true
+	ROOFLINE_LIBEXEC=$(dirname "$BENCH") "$JOB" --plugin-dir "build/$VARIANT/plugins" \
+		--run ert --out "$OUTDIR/ert" quick=true >"$OUTDIR/plugin-ert.log" 2>&1 || true
+fi
+cat "$OUTDIR/times.txt"
+grep -h '^ceiling\|^gpu_done' "$OUTDIR/h100-quick.tsv" | cut -f3,8,10,11,17 || true

@@ -1,0 +1,694 @@
+/*
+ * ert - empirical roofline ceilings, measured on the node's GPUs.
+ *
+ * Runs ert-bench (plugins/ert/bench_*.cu: a CUDA program, no shell, argv
+ * only), keeps its whole output as ert-raw.tsv (and its stderr as
+ * ert-stderr.log) in the step's output directory, and emits:
+ *
+ *   ceiling  one per figure per GPU: gpu_index gpu_uuid gpu_name driver cuda
+ *            cc sm_clock_mhz mem_clock_mhz method=empirical name kind value
+ *            unit trials min median max spread_pct geometry [ws_min_bytes
+ *            ws_max_bytes] source.  value = median over the trials,
+ *            spread_pct = (max - min) / median * 100.  source: "kernel"
+ *            (a dedicated kernel) or "sweep" (a plateau of the sweep).
+ *   sweep    one per working-set size: gpu_index gpu_uuid series
+ *            level_guess ws_bytes value unit min max trials, so the plateaus
+ *            can be recomputed later.
+ *
+ * Bandwidth levels: hbm_triad, hbm_read, hbm_write, l1 and shared come from
+ * dedicated kernels; l2 is the plateau of the L2-only ("cg") sweep series,
+ * found by common/plateau.c (rule in plateau.h): the widest plateau (most
+ * points) whose centre lies at or below the L2 size.  The working-set range
+ * of l1 is the widest plateau of the cached ("ca") series whose centre lies
+ * below SMs x shared memory per SM; that of the hbm_* figures the plateau of
+ * the "cg" series that reaches the largest size, centred above the L2 size;
+ * shared reports its own working set, and a figure without its plateau its
+ * kernel's working set.
+ *
+ * With `replay` set, a recorded ert-bench output is parsed instead of
+ * running the program (machines without a GPU, tests, demos).
+ * A node without a GPU (ert-bench exit status 3) fails the step, naming why.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ert/benchio.h"
+#include "plateau.h"
+#include "rooflined_plugin.h"
+
+#define ERT_EXIT_NODEV 3
+#define ERT_MAX_PLATEAUS 16
+#define ERT_MAX_ARGS 32
+
+struct ert_config {
+	char *bench;
+	struct rl_strlist precisions;
+	struct rl_strlist levels;
+	struct rl_strlist gpus;
+	long trials;
+	int quick;
+	long timeout_s;
+	double plateau_tol_pct;
+	long plateau_min_points;
+	char *replay;
+};
+
+static const struct rl_option ert_options[] = {
+	{ "bench", RL_OPT_STRING, NULL, offsetof(struct ert_config, bench),
+	  "ert-bench program (default: $ROOFLINE_LIBEXEC/ert-bench, then PATH)", 0 },
+	{ "precisions", RL_OPT_LIST, "fp64,fp32,fp16,tensor",
+	  offsetof(struct ert_config, precisions),
+	  "compute groups: fp64 fp32 fp16 tensor", 0 },
+	{ "levels", RL_OPT_LIST, "hbm,l2,l1,shared",
+	  offsetof(struct ert_config, levels),
+	  "bandwidth groups: hbm l2 (the working-set sweep) l1 shared", 0 },
+	{ "gpus", RL_OPT_LIST, NULL, offsetof(struct ert_config, gpus),
+	  "GPU indexes to measure (default: every GPU, one after the other)", 0 },
+	{ "trials", RL_OPT_INT, "0", offsetof(struct ert_config, trials),
+	  "timed trials per figure (0: ert-bench's default, 9 quick / 21 full)", 0 },
+	{ "quick", RL_OPT_BOOL, "false", offsetof(struct ert_config, quick),
+	  "nightly mode: fewer geometry candidates, shorter trials", 0 },
+	{ "timeout_s", RL_OPT_INT, "900", offsetof(struct ert_config, timeout_s),
+	  "kill ert-bench after this many seconds (0: never)", 0 },
+	{ "plateau_tol_pct", RL_OPT_DOUBLE, "10",
+	  offsetof(struct ert_config, plateau_tol_pct),
+	  "plateau rule: a point joins a plateau within this % of its median", 0 },
+	{ "plateau_min_points", RL_OPT_INT, "3",
+	  offsetof(struct ert_config, plateau_min_points),
+	  "plateau rule: fewest sweep points a plateau has", 0 },
+	{ "replay", RL_OPT_STRING, NULL, offsetof(struct ert_config, replay),
+	  "parse this recorded ert-bench output instead of running it", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+static const char *const precision_names[] = { "fp64", "fp32", "fp16",
+					       "tensor", NULL };
+static const char *const level_names[] = { "hbm", "l2", "l1", "shared", NULL };
+
+/* What init derived from the config; run borrows it. */
+struct ert_state {
+	char only[128];   /* --only argument */
+	char gpus[256];   /* --gpu argument, "" for all */
+};
+
+/* ---- configuration ---- */
+
+static int name_index(const char *const *names, const char *s, size_t n)
+{
+	for (int i = 0; names[i]; i++)
+		if (strlen(names[i]) == n && !strncmp(names[i], s, n))
+			return i;
+	return -1;
+}
+
+/*
+ * Append the items of list (each may hold comma-separated words) that name
+ * one of names to buf as a comma list; 0 or -EINVAL naming the bad word.
+ */
+static int join_words(struct rl_ctx *ctx, const char *opt,
+		      const struct rl_strlist *list, const char *const *names,
+		      char *buf, size_t size)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		for (const char *p = list->v[i]; *p;) {
+			size_t n = strcspn(p, ",");
+
+			if (n && name_index(names, p, n) < 0) {
+				rl_error(ctx, "option '%s': unknown item '%.*s'",
+					 opt, (int)n, p);
+				return -EINVAL;
+			}
+			if (n && strlen(buf) + n + 2 < size)
+				snprintf(buf + strlen(buf), size - strlen(buf),
+					 "%s%.*s", *buf ? "," : "", (int)n, p);
+			p += n + (p[n] == ',');
+		}
+	}
+	return 0;
+}
+
+static int join_gpus(struct rl_ctx *ctx, const struct rl_strlist *list,
+		     char *buf, size_t size)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		const char *s = list->v[i];
+
+		if (!*s || strspn(s, "0123456789,") != strlen(s)) {
+			rl_error(ctx, "option 'gpus': '%s' is not a GPU index", s);
+			return -EINVAL;
+		}
+		if (strlen(buf) + strlen(s) + 2 >= size) {
+			rl_error(ctx, "option 'gpus': too many GPUs");
+			return -EINVAL;
+		}
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+			 *buf ? "," : "", s);
+	}
+	return 0;
+}
+
+static int ert_init(struct rl_ctx *ctx, const void *config, void **state)
+{
+	const struct ert_config *cfg = config;
+	struct ert_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	if (join_words(ctx, "precisions", &cfg->precisions, precision_names,
+		       st->only, sizeof(st->only)) < 0 ||
+	    join_words(ctx, "levels", &cfg->levels, level_names, st->only,
+		       sizeof(st->only)) < 0 ||
+	    join_gpus(ctx, &cfg->gpus, st->gpus, sizeof(st->gpus)) < 0)
+		goto out_invalid;
+	if (!*st->only) {
+		rl_error(ctx, "options 'precisions' and 'levels' select nothing");
+		goto out_invalid;
+	}
+	if (!(cfg->plateau_tol_pct > 0 && cfg->plateau_tol_pct < 100) ||
+	    cfg->plateau_min_points < 2 || cfg->trials < 0 ||
+	    cfg->trials > 1000 || cfg->timeout_s < 0) {
+		rl_error(ctx, "options: need 0 < plateau_tol_pct < 100, "
+			 "plateau_min_points >= 2, 0 <= trials <= 1000, "
+			 "timeout_s >= 0");
+		goto out_invalid;
+	}
+	*state = st;
+	return 0;
+out_invalid:
+	free(st);
+	return -EINVAL;
+}
+
+static void ert_fini(void *state)
+{
+	free(state);
+}
+
+/* ---- running ert-bench ---- */
+
+static int out_path(struct rl_ctx *ctx, const char *name, char *buf,
+		    size_t size)
+{
+	int n = snprintf(buf, size, "%s/%s", ctx->out_dir, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Build ert-bench's argv into argv (borrowing strings). */
+static void bench_argv(const struct ert_config *cfg, struct ert_state *st,
+		       char *prog, char *trials,
+		       size_t tsize, char **argv)
+{
+	int n = 0;
+
+	argv[n++] = prog;
+	argv[n++] = (char *)"--only";
+	argv[n++] = st->only;
+	if (cfg->quick)
+		argv[n++] = (char *)"--quick";
+	if (cfg->trials > 0) {
+		snprintf(trials, tsize, "%ld", cfg->trials);
+		argv[n++] = (char *)"--trials";
+		argv[n++] = trials;
+	}
+	if (*st->gpus) {
+		argv[n++] = (char *)"--gpu";
+		argv[n++] = st->gpus;
+	}
+	argv[n] = NULL;
+}
+
+/* Say why ert-bench did not succeed; returns the result for the step. */
+static enum rl_result bench_failed(struct rl_ctx *ctx, const char *prog,
+				   int rc, int status, const char *err_path)
+{
+	char last[512] = "";
+
+	if (rc == -ENOENT || rc == -EACCES) {
+		rl_error(ctx, "cannot run ert-bench '%s': %s (set option 'bench' "
+			 "or ROOFLINE_LIBEXEC)", prog, strerror(-rc));
+		return RL_FAIL;
+	}
+	if (rc == -ETIMEDOUT) {
+		rl_error(ctx, "ert-bench '%s' killed after the step's timeout_s",
+			 prog);
+		return RL_RETRY;
+	}
+	if (rc < 0) {
+		rl_error(ctx, "cannot run ert-bench '%s': %s", prog, strerror(-rc));
+		return RL_RETRY;
+	}
+	benchio_last_line(err_path, last, sizeof(last));
+	if (status == ERT_EXIT_NODEV)
+		rl_error(ctx, "no GPU on node %s: %s", ctx->node ? ctx->node : "?",
+			 *last ? last : "ert-bench found no CUDA device");
+	else
+		rl_error(ctx, "ert-bench '%s' failed with exit status %d: %s", prog,
+			 status, *last ? last : "(nothing on stderr)");
+	return RL_FAIL;
+}
+
+static enum rl_result run_bench(struct rl_ctx *ctx,
+				const struct ert_config *cfg,
+				struct ert_state *st, const char *raw,
+				const char *err_path)
+{
+	char *prog = benchio_resolve(cfg->bench, "ert-bench");
+	char *argv[ERT_MAX_ARGS], trials[32];
+	enum rl_result res = RL_OK;
+	int status = 0, rc;
+
+	if (!prog)
+		return RL_RETRY;
+	bench_argv(cfg, st, prog, trials, sizeof(trials), argv);
+	rl_info(ctx, "running %s --only %s%s%s%s", prog, st->only,
+		cfg->quick ? " --quick" : "", *st->gpus ? " --gpu " : "",
+		st->gpus);
+	rc = benchio_run(argv, raw, err_path, cfg->timeout_s, &status);
+	if (rc < 0 || status != 0)
+		res = bench_failed(ctx, prog, rc, status, err_path);
+	free(prog);
+	return res;
+}
+
+/* Copy a recorded output to ert-raw.tsv, so a replayed step looks the same. */
+static int copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "r"), *out;
+	char buf[65536];
+	size_t n;
+	int err = 0;
+
+	if (!in)
+		return -errno;
+	out = fopen(to, "w");
+	if (!out) {
+		err = -errno;
+		fclose(in);
+		return err;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			err = -EIO;
+	if (ferror(in))
+		err = -EIO;
+	fclose(in);
+	if (fclose(out) != 0 && !err)
+		err = -EIO;
+	return err;
+}
+
+/* ---- from ert-bench's output to records ---- */
+
+#define ERT_MAX_POINTS 256
+
+struct series {
+	struct plateau_point pts[ERT_MAX_POINTS];
+	const struct benchio_line *lines[ERT_MAX_POINTS];
+	size_t n;
+	struct plateau p[ERT_MAX_PLATEAUS];
+	size_t np;
+};
+
+/* One GPU of the output; the series are large, so it lives on the heap. */
+struct gpu_view {
+	const struct benchio_line *attr;
+	const char *index;
+	struct series ca, cg;
+	const struct plateau *l1, *l2, *hbm;
+};
+
+static int is_gpu_line(const struct benchio_line *l, const char *type,
+		       const char *index)
+{
+	const char *g = benchio_get(l, "gpu");
+
+	return !strcmp(l->type, type) && g && !strcmp(g, index);
+}
+
+static double get_or(const struct benchio_line *l, const char *key, double dflt)
+{
+	double v;
+
+	return benchio_get_double(l, key, &v) == 0 ? v : dflt;
+}
+
+/* Collect the `sweep` lines of one series; ert-bench prints them sorted. */
+static void collect_series(struct rl_ctx *ctx, const struct benchio_doc *doc,
+			   const char *index, const char *name,
+			   struct series *s)
+{
+	for (size_t i = 0; i < doc->n; i++) {
+		const struct benchio_line *l = &doc->lines[i];
+		const char *ser = benchio_get(l, "series");
+		struct plateau_point pt;
+
+		if (!is_gpu_line(l, "sweep", index) || !ser || strcmp(ser, name))
+			continue;
+		if (s->n == ERT_MAX_POINTS) {
+			rl_warn(ctx, "gpu %s: sweep %s: more than %d points, rest "
+				"ignored", index, name, ERT_MAX_POINTS);
+			return;
+		}
+		if (benchio_get_double(l, "ws_bytes", &pt.ws) < 0 ||
+		    benchio_get_double(l, "value", &pt.value) < 0) {
+			rl_warn(ctx, "ert-raw.tsv:%zu: sweep line without ws_bytes "
+				"or value, ignored", l->lineno);
+			continue;
+		}
+		pt.min = get_or(l, "min", 0);
+		pt.max = get_or(l, "max", 0);
+		s->lines[s->n] = l;
+		s->pts[s->n++] = pt;
+	}
+}
+
+static void find_plateaus(struct rl_ctx *ctx, const struct ert_config *cfg,
+			  const char *index, const char *name, struct series *s)
+{
+	struct plateau_rule rule = { cfg->plateau_tol_pct / 100,
+				     (size_t)cfg->plateau_min_points };
+	int n;
+
+	if (s->n == 0)
+		return;
+	n = plateau_find(s->pts, s->n, &rule, s->p, ERT_MAX_PLATEAUS);
+	if (n < 0) {
+		rl_warn(ctx, "gpu %s: sweep %s: no plateaus: %s", index, name,
+			n == -EINVAL ? "sizes not ascending or a value <= 0"
+				     : strerror(-n));
+		return;
+	}
+	s->np = (size_t)n;
+	for (size_t i = 0; i < s->np; i++)
+		rl_debug(ctx, "gpu %s: sweep %s: plateau %.4g B/s over %.0f-%.0f "
+			 "B (%zu points)", index, name, s->p[i].value,
+			 s->p[i].ws_min, s->p[i].ws_max, s->p[i].npoints);
+}
+
+/* Find the plateaus and pick each level's (rule in the file comment). */
+static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
+			const struct benchio_doc *doc, struct gpu_view *gv)
+{
+	double l2 = get_or(gv->attr, "l2_bytes", 0);
+	double l1 = get_or(gv->attr, "sm_count", 0) *
+		    get_or(gv->attr, "smem_per_sm_bytes", 0);
+
+	collect_series(ctx, doc, gv->index, "ca", &gv->ca);
+	collect_series(ctx, doc, gv->index, "cg", &gv->cg);
+	find_plateaus(ctx, cfg, gv->index, "ca", &gv->ca);
+	find_plateaus(ctx, cfg, gv->index, "cg", &gv->cg);
+	if (l2 > 0) {
+		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, 0, l2,
+				      PLATEAU_WIDEST);
+		gv->hbm = plateau_pick(gv->cg.p, gv->cg.np, l2, 1e300,
+				       PLATEAU_LARGEST_WS);
+	}
+	if (l1 > 0)
+		gv->l1 = plateau_pick(gv->ca.p, gv->ca.np, 0, l1,
+				      PLATEAU_WIDEST);
+}
+
+static int emit_rec(struct rl_ctx *ctx, const char *kind,
+		    const struct benchio_rec *r)
+{
+	if (r->overflow) {
+		rl_error(ctx, "a %s record does not fit the record buffer", kind);
+		return -E2BIG;
+	}
+	return rl_emit(ctx, kind, r->f);
+}
+
+/* The statistics fields: value = median, spread from min/max. */
+static void add_stats(struct benchio_rec *r, double med, double lo, double hi,
+		      double trials, const char *unit)
+{
+	benchio_rec_addd(r, "value", med);
+	benchio_rec_add(r, "unit", unit);
+	benchio_rec_addl(r, "trials", (long long)trials);
+	benchio_rec_addd(r, "min", lo);
+	benchio_rec_addd(r, "median", med);
+	benchio_rec_addd(r, "max", hi);
+	benchio_rec_addd(r, "spread_pct", med > 0 ? (hi - lo) / med * 100 : 0);
+}
+
+/* The working-set range a dedicated kernel's figure is reported with. */
+static const struct plateau *range_of(const struct gpu_view *gv,
+				      const char *name)
+{
+	if (!strncmp(name, "hbm_", 4))
+		return gv->hbm;
+	if (!strcmp(name, "l1"))
+		return gv->l1;
+	return NULL;
+}
+
+static int emit_kernel_ceiling(struct rl_ctx *ctx, const struct gpu_view *gv,
+			       const struct benchio_line *l)
+{
+	const char *name = benchio_get(l, "name"), *kind = benchio_get(l, "kind");
+	const char *check = benchio_get(l, "check");
+	const struct plateau *p;
+	struct benchio_rec r;
+	double med, lo, hi;
+
+	if (!name || !kind || benchio_get_double(l, "median", &med) < 0 ||
+	    benchio_get_double(l, "min", &lo) < 0 ||
+	    benchio_get_double(l, "max", &hi) < 0) {
+		rl_warn(ctx, "ert-raw.tsv:%zu: incomplete ceiling line, ignored",
+			l->lineno);
+		return 0;
+	}
+	if (check && !strcmp(check, "fail")) {
+		rl_error(ctx, "gpu %s: %s: ert-bench found a wrong result, not "
+			 "reported", gv->index, name);
+		return 0;
+	}
+	benchio_rec_init(&r);
+	benchio_rec_add_gpu(&r, gv->attr);
+	benchio_rec_add(&r, "sm_clock_mhz", benchio_get(l, "sm_clock_mhz"));
+	benchio_rec_add(&r, "mem_clock_mhz", benchio_get(l, "mem_clock_mhz"));
+	benchio_rec_add(&r, "method", "empirical");
+	benchio_rec_add(&r, "name", name);
+	benchio_rec_add(&r, "kind", kind);
+	add_stats(&r, med, lo, hi, get_or(l, "trials", 0),
+		  benchio_get(l, "unit"));
+	benchio_rec_add(&r, "geometry", benchio_get(l, "geometry"));
+	p = range_of(gv, name);
+	if (p) {
+		benchio_rec_addd(&r, "ws_min_bytes", p->ws_min);
+		benchio_rec_addd(&r, "ws_max_bytes", p->ws_max);
+	} else if (!strcmp(kind, "bandwidth")) {
+		benchio_rec_add(&r, "ws_min_bytes", benchio_get(l, "ws_bytes"));
+		benchio_rec_add(&r, "ws_max_bytes", benchio_get(l, "ws_bytes"));
+	}
+	benchio_rec_add(&r, "source", "kernel");
+	return emit_rec(ctx, "ceiling", &r);
+}
+
+/* Median of a field over lines[first..last] (at most ERT_MAX_POINTS). */
+static double median_field(const struct benchio_line *const *lines,
+			   size_t first, size_t last, const char *key,
+			   double dflt)
+{
+	double v[ERT_MAX_POINTS];
+	size_t n = 0;
+
+	for (size_t i = first; i <= last; i++) {
+		double x = get_or(lines[i], key, 0);
+
+		if (x > 0) {
+			size_t j = n++;
+
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	if (n == 0)
+		return dflt;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int emit_l2(struct rl_ctx *ctx, const struct gpu_view *gv)
+{
+	const struct plateau *p = gv->l2;
+	const struct benchio_line *first = gv->cg.lines[p->first];
+	struct benchio_rec r;
+	char geo[512];
+
+	snprintf(geo, sizeof(geo), "sweep series=cg points=%zu %s", p->npoints,
+		 benchio_get(first, "geometry") ? benchio_get(first, "geometry")
+						: "");
+	benchio_rec_init(&r);
+	benchio_rec_add_gpu(&r, gv->attr);
+	benchio_rec_addd(&r, "sm_clock_mhz",
+			 median_field(gv->cg.lines, p->first, p->last,
+				      "sm_clock_mhz", 0));
+	benchio_rec_addd(&r, "mem_clock_mhz",
+			 median_field(gv->cg.lines, p->first, p->last,
+				      "mem_clock_mhz",
+				      get_or(gv->attr, "mem_clock_max_mhz", 0)));
+	benchio_rec_add(&r, "method", "empirical");
+	benchio_rec_add(&r, "name", "l2");
+	benchio_rec_add(&r, "kind", "bandwidth");
+	add_stats(&r, p->value, p->min, p->max, get_or(first, "trials", 0),
+		  "B/s");
+	benchio_rec_add(&r, "geometry", geo);
+	benchio_rec_addd(&r, "ws_min_bytes", p->ws_min);
+	benchio_rec_addd(&r, "ws_max_bytes", p->ws_max);
+	benchio_rec_add(&r, "source", "sweep");
+	return emit_rec(ctx, "ceiling", &r);
+}
+
+static int emit_sweep(struct rl_ctx *ctx, const struct gpu_view *gv,
+		      const struct benchio_line *l)
+{
+	static const char *const keys[] = { "series", "level_guess", "ws_bytes",
+					    "value", "unit", "min", "max",
+					    "trials", NULL };
+	struct benchio_rec r;
+
+	benchio_rec_init(&r);
+	benchio_rec_add(&r, "gpu_index", gv->index);
+	benchio_rec_add(&r, "gpu_uuid", benchio_get(gv->attr, "uuid"));
+	for (int i = 0; keys[i]; i++)
+		benchio_rec_add(&r, keys[i], benchio_get(l, keys[i]));
+	return emit_rec(ctx, "sweep", &r);
+}
+
+static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
+		    const struct benchio_doc *doc, struct gpu_view *gv)
+{
+	size_t ceilings = 0;
+	int rc = 0;
+
+	analyse_gpu(ctx, cfg, doc, gv);
+	for (size_t i = 0; i < doc->n && rc == 0; i++)
+		if (is_gpu_line(&doc->lines[i], "ceiling", gv->index)) {
+			rc = emit_kernel_ceiling(ctx, gv, &doc->lines[i]);
+			ceilings++;
+		}
+	if (rc == 0 && gv->l2) {
+		rc = emit_l2(ctx, gv);
+		ceilings++;
+	} else if (rc == 0 && gv->cg.n) {
+		rl_warn(ctx, "gpu %s: no L2 plateau in the sweep", gv->index);
+	}
+	for (size_t i = 0; i < doc->n && rc == 0; i++)
+		if (is_gpu_line(&doc->lines[i], "sweep", gv->index))
+			rc = emit_sweep(ctx, gv, &doc->lines[i]);
+	if (rc == 0)
+		rl_info(ctx, "gpu %s (%s): %zu ceilings; L2 plateau %.4g B/s over "
+			"%.0f-%.0f B", gv->index, benchio_get(gv->attr, "name"),
+			ceilings, gv->l2 ? gv->l2->value : 0,
+			gv->l2 ? gv->l2->ws_min : 0, gv->l2 ? gv->l2->ws_max : 0);
+	return rc;
+}
+
+static void log_gpu_time(struct rl_ctx *ctx, const struct benchio_doc *doc)
+{
+	for (size_t i = 0; i < doc->n; i++)
+		if (!strcmp(doc->lines[i].type, "gpu_done"))
+			rl_info(ctx, "gpu %s: ert-bench GPU time %s s, wall %s s",
+				benchio_get(&doc->lines[i], "gpu"),
+				benchio_get(&doc->lines[i], "gpu_time_s"),
+				benchio_get(&doc->lines[i], "wall_s"));
+}
+
+static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
+			       const struct benchio_doc *doc)
+{
+	struct gpu_view *gv = malloc(sizeof(*gv));
+	size_t gpus = 0;
+	int rc = 0;
+
+	if (!gv)
+		return RL_RETRY;
+	for (size_t i = 0; i < doc->n && rc == 0; i++) {
+		const struct benchio_line *l = &doc->lines[i];
+
+		if (strcmp(l->type, "attr"))
+			continue;
+		memset(gv, 0, sizeof(*gv));
+		gv->attr = l;
+		gv->index = benchio_get(l, "gpu");
+		if (!gv->index) {
+			rl_warn(ctx, "ert-raw.tsv:%zu: attr line without gpu",
+				l->lineno);
+			continue;
+		}
+		rc = emit_gpu(ctx, cfg, doc, gv);
+		gpus++;
+	}
+	free(gv);
+	if (rc < 0) {
+		rl_error(ctx, "cannot emit records: %s", strerror(-rc));
+		return RL_RETRY;
+	}
+	if (gpus == 0) {
+		rl_error(ctx, "ert-bench reported no GPU (no attr line in "
+			 "ert-raw.tsv)");
+		return RL_FAIL;
+	}
+	log_gpu_time(ctx, doc);
+	return RL_OK;
+}
+
+static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
+			      void *state)
+{
+	const struct ert_config *cfg = config;
+	char raw[4096], err_path[4096];
+	struct benchio_doc doc;
+	size_t bad = 0;
+	enum rl_result res;
+	int rc;
+
+	if (out_path(ctx, "ert-raw.tsv", raw, sizeof(raw)) < 0 ||
+	    out_path(ctx, "ert-stderr.log", err_path, sizeof(err_path)) < 0) {
+		rl_error(ctx, "output directory path too long: '%s'", ctx->out_dir);
+		return RL_FAIL;
+	}
+	if (cfg->replay) {
+		rc = copy_file(cfg->replay, raw);
+		if (rc < 0) {
+			rl_error(ctx, "replay '%s': %s", cfg->replay, strerror(-rc));
+			return RL_FAIL;
+		}
+		rl_info(ctx, "replaying recorded ert-bench output '%s'",
+			cfg->replay);
+	} else {
+		res = run_bench(ctx, cfg, state, raw, err_path);
+		if (res != RL_OK)
+			return res;
+	}
+	rc = benchio_load(raw, &doc, &bad);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
+		else
+			rl_error(ctx, "%s: %s", raw, strerror(-rc));
+		return RL_FAIL;
+	}
+	res = emit_all(ctx, cfg, &doc);
+	benchio_release(&doc);
+	return res;
+}
+
+RL_PLUGIN_DEFINE = {
+	RL_PLUGIN_HEADER,
+	.name = "ert",
+	.version = "1.0",
+	.stage = RL_STAGE_CEILINGS,
+	.summary = "empirical ceilings (FP64/FP32/FP16, tensor, HBM, L2, L1, "
+		   "shared) measured by ert-bench on every GPU of the node",
+	.options = ert_options,
+	.config_size = sizeof(struct ert_config),
+	.init = ert_init,
+	.run = ert_run,
+	.fini = ert_fini,
+};

@@ -1,0 +1,481 @@
+/*
+ * test_ert_parse.c - the ert plugin (plugins/ert.c, included here) against a
+ * stand-in host: the real H100 output (tests/fixtures/ert/h100-quick.tsv)
+ * replayed into records, the failure paths (no GPU, no program, a failed
+ * result check, bad options), and benchio's parser and runner.
+ *
+ * Expected values come from the fixture text, parsed here by the test's own
+ * code, or from the formulas (spread = (max - min) / median * 100).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../plugins/ert.c"
+
+#define FIXTURE "tests/fixtures/ert/h100-quick.tsv"
+
+/* ---- a stand-in host that keeps records and log lines in memory ---- */
+
+struct saved_rec {
+	char kind[32];
+	char text[8192]; /* "\tkey=value" for each field */
+};
+
+struct stub {
+	struct saved_rec *recs;
+	size_t n;
+	char log[16384];
+};
+
+static void stub_log(struct rl_ctx *ctx, enum rl_log_level level,
+		     const char *fmt, va_list ap)
+{
+	struct stub *s = ctx->host_data;
+	size_t len = strlen(s->log);
+
+	(void)level;
+	vsnprintf(s->log + len, sizeof(s->log) - len, fmt, ap);
+	len = strlen(s->log);
+	snprintf(s->log + len, sizeof(s->log) - len, "\n");
+}
+
+static int stub_emit(struct rl_ctx *ctx, const char *kind,
+		     const struct rl_field *fields)
+{
+	struct stub *s = ctx->host_data;
+	struct saved_rec *r;
+
+	s->recs = realloc(s->recs, (s->n + 1) * sizeof(*s->recs));
+	assert_non_null(s->recs);
+	r = &s->recs[s->n++];
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	r->text[0] = '\0';
+	for (; fields->key; fields++)
+		snprintf(r->text + strlen(r->text), sizeof(r->text) - strlen(r->text),
+			 "\t%s=%s", fields->key, fields->value);
+	return 0;
+}
+
+static const struct rl_host stub_host = {
+	.size = sizeof(struct rl_host),
+	.log = stub_log,
+	.emit = stub_emit,
+};
+
+struct fixture {
+	struct stub stub;
+	struct rl_ctx ctx;
+	struct ert_config cfg;
+	char dir[64];
+	char *prec_default[4], *lvl_default[4];
+};
+
+static int setup(void **state)
+{
+	static char *prec[] = { "fp64", "fp32", "fp16", "tensor" };
+	static char *lvl[] = { "hbm", "l2", "l1", "shared" };
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_ert_XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->ctx.host = &stub_host;
+	f->ctx.host_data = &f->stub;
+	f->ctx.out_dir = f->dir;
+	f->ctx.run_dir = f->dir;
+	f->ctx.step_id = "ceilings";
+	f->ctx.node = "testnode";
+	f->cfg.precisions = (struct rl_strlist){ 4, prec };
+	f->cfg.levels = (struct rl_strlist){ 4, lvl };
+	f->cfg.timeout_s = 60;
+	f->cfg.plateau_tol_pct = 10;
+	f->cfg.plateau_min_points = 3;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	static const char *const files[] = { "ert-raw.tsv", "ert-stderr.log",
+					     "fake-bench", NULL };
+
+	for (int i = 0; files[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", f->dir, files[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	free(f->stub.recs);
+	free(f);
+	return 0;
+}
+
+/* Run init + run + fini as the host would. */
+static enum rl_result run_plugin(struct fixture *f)
+{
+	void *st = NULL;
+	enum rl_result r;
+
+	if (ert_init(&f->ctx, &f->cfg, &st) < 0)
+		return (enum rl_result)-1;
+	r = ert_run(&f->ctx, &f->cfg, st);
+	ert_fini(st);
+	return r;
+}
+
+/* ---- helpers reading the fixture and the saved records ---- */
+
+/* Value of key in a "\tk=v\tk=v" text or line; into buf. */
+static const char *get(const char *text, const char *key, char *buf,
+		       size_t size)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\t%s=", key);
+	p = strstr(text, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	snprintf(buf, size, "%.*s", (int)strcspn(p, "\t\n"), p);
+	return buf;
+}
+
+static double getd(const char *text, const char *key)
+{
+	char buf[128];
+
+	assert_non_null(get(text, key, buf, sizeof(buf)));
+	return strtod(buf, NULL);
+}
+
+/* The fixture line of `type` whose name (or nothing) matches. */
+static int fixture_line(const char *type, const char *name, char *out,
+			size_t size)
+{
+	FILE *fp = fopen(FIXTURE, "r");
+	char line[8192], buf[128];
+	int found = 0;
+
+	assert_non_null(fp);
+	while (!found && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, type, strlen(type)) &&
+		    line[strlen(type)] == '\t' &&
+		    (!name || (get(line, "name", buf, sizeof(buf)) &&
+			       !strcmp(buf, name)))) {
+			snprintf(out, size, "%s", line);
+			found = 1;
+		}
+	fclose(fp);
+	return found;
+}
+
+static size_t fixture_count(const char *type)
+{
+	FILE *fp = fopen(FIXTURE, "r");
+	char line[8192];
+	size_t n = 0;
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		n += !strncmp(line, type, strlen(type)) &&
+		     line[strlen(type)] == '\t';
+	fclose(fp);
+	return n;
+}
+
+static const struct saved_rec *find_rec(const struct stub *s, const char *kind,
+					const char *name)
+{
+	char buf[64];
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->recs[i].kind, kind) &&
+		    get(s->recs[i].text, "name", buf, sizeof(buf)) &&
+		    !strcmp(buf, name))
+			return &s->recs[i];
+	return NULL;
+}
+
+static size_t count_kind(const struct stub *s, const char *kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += !strcmp(s->recs[i].kind, kind);
+	return n;
+}
+
+/* ---- replaying the real H100 output ---- */
+
+static void test_replay_h100(void **state)
+{
+	struct fixture *f = *state;
+	char line[8192], attr[8192], buf[256];
+	const struct saved_rec *r;
+
+	f->cfg.replay = FIXTURE;
+	assert_int_equal(run_plugin(f), RL_OK);
+	/* one record per ceiling line, plus the L2 plateau; every sweep line */
+	assert_int_equal(count_kind(&f->stub, "ceiling"),
+			 fixture_count("ceiling") + 1);
+	assert_int_equal(count_kind(&f->stub, "sweep"), fixture_count("sweep"));
+	assert_true(fixture_line("attr", NULL, attr, sizeof(attr)));
+
+	/* fp64_fma: the numbers are the bench's, the spread is recomputed */
+	assert_true(fixture_line("ceiling", "fp64_fma", line, sizeof(line)));
+	r = find_rec(&f->stub, "ceiling", "fp64_fma");
+	assert_non_null(r);
+	assert_true(getd(r->text, "value") == getd(line, "median"));
+	assert_true(getd(r->text, "min") == getd(line, "min"));
+	assert_true(getd(r->text, "max") == getd(line, "max"));
+	assert_true(fabs(getd(r->text, "spread_pct") -
+			 (getd(line, "max") - getd(line, "min")) /
+				 getd(line, "median") * 100) < 1e-9);
+	assert_string_equal(get(r->text, "method", buf, sizeof(buf)), "empirical");
+	assert_string_equal(get(r->text, "unit", buf, sizeof(buf)), "FLOP/s");
+	assert_string_equal(get(r->text, "gpu_uuid", buf, sizeof(buf)),
+			    get(attr, "uuid", line, sizeof(line)));
+	assert_string_equal(get(r->text, "cc", buf, sizeof(buf)), "9.0");
+	assert_non_null(get(r->text, "geometry", buf, sizeof(buf)));
+	assert_null(get(r->text, "ws_min_bytes", buf, sizeof(buf)));
+
+	/* int8 counts OP/s */
+	r = find_rec(&f->stub, "ceiling", "tc_int8");
+	assert_non_null(r);
+	assert_string_equal(get(r->text, "unit", buf, sizeof(buf)), "OP/s");
+
+	/* l2: from the sweep, a range inside the L2 */
+	r = find_rec(&f->stub, "ceiling", "l2");
+	assert_non_null(r);
+	assert_string_equal(get(r->text, "source", buf, sizeof(buf)), "sweep");
+	assert_true(getd(r->text, "ws_min_bytes") < getd(r->text, "ws_max_bytes"));
+	assert_true(getd(r->text, "ws_max_bytes") <= getd(attr, "l2_bytes"));
+	assert_true(getd(r->text, "min") <= getd(r->text, "value"));
+	assert_true(getd(r->text, "value") <= getd(r->text, "max"));
+
+	/* hbm figures carry the HBM plateau's range, above the L2 */
+	r = find_rec(&f->stub, "ceiling", "hbm_triad");
+	assert_non_null(r);
+	assert_true(getd(r->text, "ws_min_bytes") > getd(attr, "l2_bytes"));
+	/* shared reports its own working set */
+	assert_true(fixture_line("ceiling", "shared", line, sizeof(line)));
+	r = find_rec(&f->stub, "ceiling", "shared");
+	assert_non_null(r);
+	assert_true(getd(r->text, "ws_min_bytes") == getd(line, "ws_bytes"));
+}
+
+/* ert-raw.tsv is the bench output byte for byte. */
+static void test_replay_keeps_raw(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	FILE *a, *b;
+	int ca, cb;
+
+	f->cfg.replay = FIXTURE;
+	assert_int_equal(run_plugin(f), RL_OK);
+	snprintf(path, sizeof(path), "%s/ert-raw.tsv", f->dir);
+	a = fopen(path, "r");
+	b = fopen(FIXTURE, "r");
+	assert_non_null(a);
+	assert_non_null(b);
+	do {
+		ca = fgetc(a);
+		cb = fgetc(b);
+		assert_int_equal(ca, cb);
+	} while (ca != EOF);
+	fclose(a);
+	fclose(b);
+}
+
+/* ---- failure paths ---- */
+
+/* Write an executable stand-in for ert-bench that prints `err` and exits. */
+static void fake_bench(struct fixture *f, const char *err, int status)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/fake-bench", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho '%s' >&2\nexit %d\n", err, status);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+	f->cfg.bench = strdup(path);
+}
+
+static void test_no_gpu(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_bench(f, "no CUDA device: stub has none", 3);
+	assert_int_equal(run_plugin(f), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "no GPU on node testnode"));
+	assert_non_null(strstr(f->stub.log, "no CUDA device: stub has none"));
+	assert_int_equal(f->stub.n, 0);
+	free(f->cfg.bench);
+}
+
+static void test_bench_failure(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_bench(f, "ert-bench: gpu 0: tc_bf16: wrong result", 1);
+	assert_int_equal(run_plugin(f), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "exit status 1"));
+	assert_non_null(strstr(f->stub.log, "tc_bf16: wrong result"));
+	free(f->cfg.bench);
+}
+
+static void test_no_program(void **state)
+{
+	struct fixture *f = *state;
+
+	f->cfg.bench = "/nonexistent/ert-bench";
+	assert_int_equal(run_plugin(f), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "cannot run ert-bench"));
+	assert_non_null(strstr(f->stub.log, "/nonexistent/ert-bench"));
+}
+
+/* The real program, where it was built and this machine has no GPU. */
+static void test_real_bench_without_gpu(void **state)
+{
+	struct fixture *f = *state;
+	const char *build = getenv("ROOFLINE_BUILD");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/bin/ert-bench", build ? build : "build/debug");
+	if (access(path, X_OK) != 0 || access("/dev/nvidia0", F_OK) == 0 ||
+	    access("/dev/nvidiactl", F_OK) == 0) {
+		print_message("skipped: no ert-bench at %s, or a GPU here\n", path);
+		return;
+	}
+	f->cfg.bench = path;
+	assert_int_equal(run_plugin(f), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "no GPU on node testnode: no CUDA device: "));
+}
+
+static void test_bad_options(void **state)
+{
+	struct fixture *f = *state;
+	static char *bad[] = { "fp64", "fp128" };
+	static char *gpus[] = { "0,x" };
+	void *st = NULL;
+
+	f->cfg.precisions = (struct rl_strlist){ 2, bad };
+	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
+	assert_non_null(strstr(f->stub.log, "unknown item 'fp128'"));
+	f->cfg.precisions = (struct rl_strlist){ 0, NULL };
+	f->cfg.gpus = (struct rl_strlist){ 1, gpus };
+	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
+	assert_non_null(strstr(f->stub.log, "'0,x' is not a GPU index"));
+	f->cfg.gpus = (struct rl_strlist){ 0, NULL };
+	f->cfg.plateau_tol_pct = 0;
+	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
+}
+
+/* The argv ert-bench gets from the options. */
+static void test_argv(void **state)
+{
+	struct fixture *f = *state;
+	static char *prec[] = { "fp64,tensor" };
+	static char *lvl[] = { "l2" };
+	static char *gpus[] = { "1", "3" };
+	char *argv[ERT_MAX_ARGS], trials[32], prog[] = "ert-bench";
+	void *st = NULL;
+
+	f->cfg.precisions = (struct rl_strlist){ 1, prec };
+	f->cfg.levels = (struct rl_strlist){ 1, lvl };
+	f->cfg.gpus = (struct rl_strlist){ 2, gpus };
+	f->cfg.quick = 1;
+	f->cfg.trials = 7;
+	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), 0);
+	bench_argv(&f->cfg, st, prog, trials, sizeof(trials), argv);
+	assert_string_equal(argv[1], "--only");
+	assert_string_equal(argv[2], "fp64,tensor,l2");
+	assert_string_equal(argv[3], "--quick");
+	assert_string_equal(argv[4], "--trials");
+	assert_string_equal(argv[5], "7");
+	assert_string_equal(argv[6], "--gpu");
+	assert_string_equal(argv[7], "1,3");
+	assert_null(argv[8]);
+	ert_fini(st);
+}
+
+/* ---- benchio ---- */
+
+static void test_benchio_parse(void **state)
+{
+	struct benchio_doc doc;
+	size_t bad = 0;
+	double d;
+	char *ok = strdup("# comment\n\nattr\tgpu=0\tname=A B\tgeometry=grid=1 x=2\n"
+			  "sweep\tgpu=0\tvalue=1.5e12\n");
+	char *broken = strdup("attr\tgpu=0\nceiling\tgpu=0\tnovalue\n");
+
+	(void)state;
+	assert_int_equal(benchio_parse(ok, &doc, &bad), 0);
+	assert_int_equal(doc.n, 2);
+	assert_string_equal(doc.lines[0].type, "attr");
+	assert_int_equal(doc.lines[0].lineno, 3);
+	assert_string_equal(benchio_get(&doc.lines[0], "name"), "A B");
+	/* split at the first '=' only */
+	assert_string_equal(benchio_get(&doc.lines[0], "geometry"), "grid=1 x=2");
+	assert_int_equal(benchio_get_double(&doc.lines[1], "value", &d), 0);
+	assert_true(d == 1.5e12);
+	assert_int_equal(benchio_get_double(&doc.lines[0], "name", &d), -EINVAL);
+	assert_int_equal(benchio_get_double(&doc.lines[0], "nope", &d), -ENOENT);
+	benchio_release(&doc);
+	assert_int_equal(benchio_parse(broken, &doc, &bad), -EINVAL);
+	assert_int_equal(bad, 2);
+}
+
+static void test_benchio_run_timeout(void **state)
+{
+	struct fixture *f = *state;
+	char out[256], err[256];
+	char *argv[] = { "/bin/sleep", "5", NULL };
+	int status = -1;
+
+	snprintf(out, sizeof(out), "%s/ert-raw.tsv", f->dir);
+	snprintf(err, sizeof(err), "%s/ert-stderr.log", f->dir);
+	assert_int_equal(benchio_run(argv, out, err, 1, &status), -ETIMEDOUT);
+	argv[1] = "0";
+	assert_int_equal(benchio_run(argv, out, err, 5, &status), 0);
+	assert_int_equal(status, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_replay_h100, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_keeps_raw, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bench_failure, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_bench_without_gpu, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_argv, setup, teardown),
+		cmocka_unit_test(test_benchio_parse),
+		cmocka_unit_test_setup_teardown(test_benchio_run_timeout, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

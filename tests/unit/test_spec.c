@@ -1,0 +1,295 @@
+/*
+ * test_spec.c - the spec plugin (plugins/spec.c, included here) with the
+ * real table (etc/spec-ceilings.tsv) and the attributes an H100 SXM reported
+ * (tests/fixtures/ert/h100-attributes.tsv), against a stand-in host.
+ *
+ * Expected values are computed here from the formula and the raw numbers
+ * (132 SMs, 1980 MHz, 5120-bit bus, 2619 MHz), and compared with the issue's
+ * figures: FP64 FMA 33.45 TFLOP/s, FP32 66.9, FP16 133.8, L1/shared 33.45
+ * TB/s, HBM 3.35 TB/s.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../plugins/spec.c"
+
+#define ATTRS "tests/fixtures/ert/h100-attributes.tsv"
+#define TABLE "etc/spec-ceilings.tsv"
+
+struct stub {
+	char names[64][32];
+	double values[64];
+	char geometry[64][128];
+	char unit[64][16];
+	size_t n;
+	char log[8192];
+};
+
+static void stub_log(struct rl_ctx *ctx, enum rl_log_level level,
+		     const char *fmt, va_list ap)
+{
+	struct stub *s = ctx->host_data;
+	size_t len = strlen(s->log);
+
+	(void)level;
+	vsnprintf(s->log + len, sizeof(s->log) - len, fmt, ap);
+	len = strlen(s->log);
+	snprintf(s->log + len, sizeof(s->log) - len, "\n");
+}
+
+/* A field that must be there. */
+static const char *must(const struct rl_field *fields, const char *key)
+{
+	const char *v = rl_field_get(fields, key);
+
+	if (!v)
+		fail_msg("record without '%s'", key);
+	return v ? v : "";
+}
+
+static int stub_emit(struct rl_ctx *ctx, const char *kind,
+		     const struct rl_field *fields)
+{
+	struct stub *s = ctx->host_data;
+
+	assert_string_equal(kind, "ceiling");
+	assert_string_equal(must(fields, "method"), "theoretical");
+	assert_true(s->n < 64);
+	snprintf(s->names[s->n], 32, "%s", must(fields, "name"));
+	s->values[s->n] = strtod(must(fields, "value"), NULL);
+	snprintf(s->geometry[s->n], 128, "%s", must(fields, "geometry"));
+	snprintf(s->unit[s->n], 16, "%s", must(fields, "unit"));
+	/* value = min = median = max, spread 0 */
+	assert_string_equal(must(fields, "value"), must(fields, "median"));
+	assert_string_equal(must(fields, "value"), must(fields, "min"));
+	assert_string_equal(must(fields, "spread_pct"), "0");
+	s->n++;
+	return 0;
+}
+
+static const struct rl_host stub_host = {
+	.size = sizeof(struct rl_host),
+	.log = stub_log,
+	.emit = stub_emit,
+};
+
+struct fixture {
+	struct stub stub;
+	struct rl_ctx ctx;
+	struct spec_config cfg;
+	char dir[64];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_spec_XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->ctx.host = &stub_host;
+	f->ctx.host_data = &f->stub;
+	f->ctx.out_dir = f->dir;
+	f->ctx.node = "testnode";
+	f->cfg.attributes = ATTRS;
+	f->cfg.table = TABLE;
+	f->cfg.timeout_s = 30;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+	static const char *const files[] = { "spec-attributes.tsv",
+					     "spec-stderr.log", "fake-bench",
+					     "table.tsv", "attrs.tsv", NULL };
+
+	for (int i = 0; files[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", f->dir, files[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static double value_of(const struct stub *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->names[i], name))
+			return s->values[i];
+	fail_msg("no ceiling '%s'", name);
+	return 0;
+}
+
+static void assert_rel(double got, double want, double rel)
+{
+	if (fabs(got - want) > rel * fabs(want))
+		fail_msg("%.17g is not within %g of %.17g", got, rel, want);
+}
+
+static void test_h100_values(void **state)
+{
+	struct fixture *f = *state;
+	const double sm = 132, hz = 1980e6, mem_hz = 2619e6, bus_bytes = 5120 / 8;
+
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_OK);
+	assert_int_equal(f->stub.n, 17);
+	/* exactly the formula on the raw numbers */
+	assert_true(value_of(&f->stub, "fp64_fma") == 64 * 2 * sm * hz);
+	assert_true(value_of(&f->stub, "fp64_add") == 64 * sm * hz);
+	assert_true(value_of(&f->stub, "fp32_fma") == 128 * 2 * sm * hz);
+	assert_true(value_of(&f->stub, "fp16_fma") == 128 * 2 * 2 * sm * hz);
+	assert_true(value_of(&f->stub, "l1") == 128 * sm * hz);
+	assert_true(value_of(&f->stub, "shared") == 128 * sm * hz);
+	assert_true(value_of(&f->stub, "hbm_triad") == bus_bytes * 2 * mem_hz);
+	assert_true(value_of(&f->stub, "tc_bf16") == 4096 * sm * hz);
+	assert_true(value_of(&f->stub, "tc_fp64") == 256 * sm * hz);
+	/* and the figures */
+	assert_rel(value_of(&f->stub, "fp64_fma"), 33.45e12, 5e-4);
+	assert_rel(value_of(&f->stub, "fp32_fma"), 66.9e12, 5e-4);
+	assert_rel(value_of(&f->stub, "fp16_fma"), 133.8e12, 5e-4);
+	assert_rel(value_of(&f->stub, "l1"), 33.45e12, 5e-4);
+	assert_rel(value_of(&f->stub, "hbm_read"), 3.35e12, 1e-3);
+	/* NVIDIA's 989.4 TFLOP/s dense BF16 is the same rate at 1.83 GHz */
+	assert_rel(value_of(&f->stub, "tc_bf16") * 1830 / 1980, 989.4e12, 1e-4);
+}
+
+static void test_formula_text(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_OK);
+	for (size_t i = 0; i < f->stub.n; i++) {
+		if (!strcmp(f->stub.names[i], "fp64_fma"))
+			assert_string_equal(f->stub.geometry[i],
+					    "128 FLOP/clk/SM x 132 SM x 1980 MHz");
+		if (!strcmp(f->stub.names[i], "hbm_write"))
+			assert_string_equal(f->stub.geometry[i],
+					    "5120 bit / 8 x 2 x 2619 MHz");
+		if (!strcmp(f->stub.names[i], "tc_int8"))
+			assert_string_equal(f->stub.unit[i], "OP/s");
+	}
+}
+
+/* Every row of the shipped table parses; each cc has the core rows. */
+static void test_table_rows(void **state)
+{
+	FILE *fp = fopen(TABLE, "r");
+	static char buf[1 << 16];
+	struct spec_table t;
+	size_t len, bad = 0;
+	static const char *const ccs[] = { "7.0", "7.5", "8.0", "8.6", "8.9",
+					   "9.0", NULL };
+
+	(void)state;
+	assert_non_null(fp);
+	len = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[len] = '\0';
+	assert_int_equal(spec_table_parse(buf, &t, &bad), 0);
+	for (int c = 0; ccs[c]; c++) {
+		int fma = 0, hbm = 0;
+
+		for (size_t i = 0; i < t.n; i++) {
+			if (strcmp(t.rows[i].cc, ccs[c]))
+				continue;
+			fma += !strcmp(t.rows[i].name, "fp64_fma") ||
+			       !strcmp(t.rows[i].name, "fp32_fma");
+			hbm += !strcmp(t.rows[i].name, "hbm_triad");
+		}
+		assert_int_equal(fma, 2);
+		assert_int_equal(hbm, 1);
+	}
+	spec_table_release(&t);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void test_bad_table(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/table.tsv", f->dir);
+	write_file(path, "# ok\n9.0\tfp64_fma\tcompute\tFLOP/s\t128\tsm\tsm\n"
+			 "9.0\tl1\tbandwidth\tB/s\t128\tper-sm\tsm\n");
+	f->cfg.table = path;
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "table.tsv:3: expected"));
+}
+
+static void test_unknown_cc(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/attrs.tsv", f->dir);
+	write_file(path, "attr\tgpu=0\tname=Future GPU\tcc=12.7\tsm_count=10\t"
+			 "sm_clock_max_mhz=1000\tmem_clock_max_mhz=1000\t"
+			 "bus_width_bits=512\n");
+	f->cfg.attributes = path;
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "no row for cc 12.7"));
+}
+
+static void test_no_gpu(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/fake-bench", f->dir);
+	write_file(path, "#!/bin/sh\necho 'no CUDA device: stub' >&2\nexit 3\n");
+	assert_int_equal(chmod(path, 0755), 0);
+	f->cfg.attributes = NULL;
+	f->cfg.bench = path;
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "no GPU on node testnode: "
+					    "no CUDA device: stub"));
+	assert_int_equal(f->stub.n, 0);
+}
+
+static void test_gpu_selection(void **state)
+{
+	struct fixture *f = *state;
+	static char *other[] = { "1" };
+
+	f->cfg.gpus = (struct rl_strlist){ 1, other };
+	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->stub.log, "for the selected gpus"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_h100_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_formula_text, setup, teardown),
+		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test_setup_teardown(test_bad_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_cc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_selection, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
