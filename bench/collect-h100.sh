@@ -7,6 +7,11 @@
 #   BINDIR   where kernel_abc, gsrb, stream_triad, dgemm are (build/release/bin)
 #   env NCU  the ncu binary (ncu); NCU_METRICS the table (etc/ncu-metrics.tsv)
 #
+# The fixtures in tests/fixtures/ncu came from, on the H100 device machine:
+#   bench/ncu-passes.sh --select etc/ncu-metrics.tsv /tmp/r/ncu-metrics.tsv build/release/bin
+#   NCU_METRICS=/tmp/r/ncu-metrics.tsv bench/collect-h100.sh /tmp/r build/release/bin
+# (the chosen table's '*' and arch-90 rows are the committed etc/ncu-metrics.tsv's).
+#
 # For each program: a plain run (wall time), ncu with the metric set of this
 # GPU's rows of etc/ncu-metrics.tsv exactly as plugins/ncu.c runs it
 # (--clock-control none --print-units base --csv --page raw --metrics SET
