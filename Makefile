@@ -136,7 +136,7 @@ check:
 	scripts/deps
 	$(MAKE) VARIANT=debug unit
 	$(MAKE) VARIANT=san unit
-	scripts/run-integration VARIANT=san
+	scripts/run-integration VARIANT=san --no-build
 
 integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build
