@@ -3,6 +3,7 @@
  * command (the database records who that is: peer authentication), print
  * the run id; with --wait, follow the run to its end, a line per state change.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
@@ -18,34 +19,85 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: roofline submit [--wait] [--plugin-dir DIR] FILE\n"
+		"usage: roofline submit [--wait] [--attach FILE]... [--plugin-dir DIR] FILE\n"
 		"\n"
 		"Checks FILE (as `roofline validate` does) and queues a run of it as\n"
 		"you; prints the run id.  An invalid pipeline queues nothing.\n"
 		"\n"
 		"  -w, --wait         follow the run until it ends, printing a line per\n"
 		"                     step state change; exit 0 only if it succeeded\n"
+		"  -a, --attach FILE  send FILE with the run; steps find it in the run\n"
+		"                     directory as inputs/NAME (NAME: FILE's base name)\n"
 		"  --plugin-dir DIR   plugins to check the steps against\n"
 		"\n"
 		"Exit status: 0 queued (or, with --wait, succeeded), 1 invalid or\n"
 		"failed, 2 usage.\n");
 }
 
-static long queue_run(struct db *db, const struct pipeline *p)
+#define ATTACH_MAX_BYTES (64u << 20)
+
+/* Store one attached file with run id; 0 or -1 (message printed). */
+static int attach_file(struct db *db, const char *run, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	struct strbuf hex = STRBUF_INIT;
+	const char *params[3] = { run, base, NULL };
+	char *data;
+	size_t len;
+	int rc = util_read_file(path, ATTACH_MAX_BYTES, &data, &len);
+
+	if (rc < 0) {
+		fprintf(stderr, "roofline submit: cannot attach %s: %s\n", path,
+			rc == -EFBIG ? "larger than 64 MiB" : strerror(-rc));
+		return -1;
+	}
+	strbuf_init(&hex);
+	strbuf_addstr(&hex, "\\x");
+	for (size_t i = 0; i < len; i++)
+		strbuf_addf(&hex, "%02x", (unsigned char)data[i]);
+	params[2] = hex.buf;
+	if (db_exec(db, "insert into run_files (run_id, name, content) values"
+			" ($1, $2, $3::bytea)", 3, params) != 1) {
+		fprintf(stderr, "roofline submit: cannot attach %s: %s\n", path,
+			db_error(db));
+		rc = -1;
+	}
+	strbuf_release(&hex);
+	free(data);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Queue the run and its attachments in one transaction; the run id or -1. */
+static long queue_run(struct db *db, const struct pipeline *p,
+		      char **attach, int n_attach)
 {
 	const char *params[] = { p->name, p->yaml };
-	struct db_result *r;
+	struct db_result *r = NULL;
+	char run[32];
 	long id = -1;
 
+	if (db_begin(db) < 0)
+		goto fail;
 	r = db_query(db, "insert into runs (pipeline_name, yaml) values ($1, $2)"
 			 " returning id", 2, params);
-	if (r && db_rows(r) == 1)
-		id = db_long(r, 0, 0);
-	else
-		fprintf(stderr, "roofline submit: cannot queue the run: %s\n",
-			db_error(db));
+	if (!r || db_rows(r) != 1)
+		goto fail;
+	id = db_long(r, 0, 0);
+	snprintf(run, sizeof(run), "%ld", id);
+	for (int i = 0; i < n_attach; i++)
+		if (attach_file(db, run, attach[i]) < 0)
+			goto out_rollback;
+	if (db_commit(db) < 0)
+		goto fail;
 	db_result_free(r);
 	return id;
+fail:
+	fprintf(stderr, "roofline submit: cannot queue the run: %s\n",
+		db_error(db));
+out_rollback:
+	db_rollback(db);
+	db_result_free(r);
+	return -1;
 }
 
 /* Print the step events newer than *last_event; returns the run's state
@@ -114,6 +166,7 @@ int cmd_submit(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "wait", no_argument, NULL, 'w' },
+		{ "attach", required_argument, NULL, 'a' },
 		{ "plugin-dir", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -121,24 +174,27 @@ int cmd_submit(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	char *dir = NULL;
 	bool wait = false;
+	char **attach = xcalloc((size_t)argc, sizeof(char *));
+	int n_attach = 0;
 	struct pipeline *p = NULL;
 	struct db *db = NULL;
 	int c, rc = CLI_FAILED;
 	long id;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "wh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "wa:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w': wait = true; break;
+		case 'a': attach[n_attach++] = optarg; break;
 		case 'p': free(dir); dir = xstrdup(optarg); break;
-		case 'h': usage(stdout); free(dir); return CLI_OK;
-		default: usage(stderr); free(dir); return CLI_USAGE;
+		case 'h': usage(stdout); rc = CLI_OK; goto out;
+		default: usage(stderr); rc = CLI_USAGE; goto out;
 		}
 	}
 	if (argc - optind != 1) {
 		usage(stderr);
-		free(dir);
-		return CLI_USAGE;
+		rc = CLI_USAGE;
+		goto out;
 	}
 	if (!dir)
 		dir = plugin_loader_default_dir();
@@ -149,7 +205,7 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	}
 	db = cli_db_connect("submit");
-	if (!db || (id = queue_run(db, p)) < 0)
+	if (!db || (id = queue_run(db, p, attach, n_attach)) < 0)
 		goto out;
 	printf("%ld\n", id);
 	fflush(stdout);
@@ -158,6 +214,7 @@ out:
 	db_close(db);
 	pipeline_free(p);
 	strbuf_release(&err);
+	free(attach);
 	free(dir);
 	return rc;
 }

@@ -401,6 +401,13 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 	o = configure(spec, h->plugin, &hs);
 	if (!o)
 		goto out_close;
+	/* Relative paths in options are relative to the run directory. */
+	if (chdir(spec->run_dir) < 0) {
+		snprintf(hs.last_error, sizeof(hs.last_error), "cannot enter %s: %s",
+			 spec->run_dir, strerror(errno));
+		r = RL_RETRY;
+		goto out_close;
+	}
 	hs.records = fopen(tmp, "we");
 	if (!hs.records) {
 		snprintf(hs.last_error, sizeof(hs.last_error), "cannot create %s: %s",

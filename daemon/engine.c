@@ -195,7 +195,14 @@ char *engine_attempt_dir(const struct step_row *s, int attempt)
 int engine_run_identity(const struct engine *e, const struct step_row *s,
 			uid_t *uid, gid_t *gid, struct strbuf *err)
 {
-	const char *user = s->facility ? e->cfg->facility_user : s->owner;
+	return engine_user_identity(e, s->facility, s->owner, uid, gid, err);
+}
+
+int engine_user_identity(const struct engine *e, bool facility,
+			 const char *owner, uid_t *uid, gid_t *gid,
+			 struct strbuf *err)
+{
+	const char *user = facility ? e->cfg->facility_user : owner;
 	struct passwd *pw = getpwnam(user);
 
 	if (!pw) {

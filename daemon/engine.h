@@ -110,6 +110,10 @@ void engine_steps_free(struct step_row *rows, int count);
  * facility runs.  Refuses root.  0 or -EPERM/-ENOENT with err. */
 int engine_run_identity(const struct engine *e, const struct step_row *s,
 			uid_t *uid, gid_t *gid, struct strbuf *err);
+/* The same from a run's facility flag and owner. */
+int engine_user_identity(const struct engine *e, bool facility,
+			 const char *owner, uid_t *uid, gid_t *gid,
+			 struct strbuf *err);
 
 /* ---- runs.c ---- */
 void runs_start_queued(struct engine *e);

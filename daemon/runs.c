@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "log.h"
@@ -175,6 +177,70 @@ static int insert_steps(struct engine *e, long run_id, struct expansion *x)
 	return rc;
 }
 
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Write one attached file (bytea in hex text form) as dir/name, owned by
+ * the run's user.  dir is the daemon's own, freshly made: no links. */
+static int write_input(const char *dir, const char *name, const char *hex,
+		       uid_t uid, gid_t gid)
+{
+	size_t n = strlen(hex) > 2 ? (strlen(hex) - 2) / 2 : 0;
+	unsigned char *data = xmalloc(n + 1);
+	char *path = xasprintf("%s/%s", dir, name);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		data[i] = (unsigned char)(hex_digit(hex[2 + 2 * i]) << 4 |
+					  hex_digit(hex[3 + 2 * i]));
+	rc = util_write_file_atomic(path, data, n, 0644);
+	if (rc == 0 && chown(path, uid, gid) < 0)
+		rc = -errno;
+	free(path);
+	free(data);
+	return rc;
+}
+
+/* The run's attachments into <spool>/inputs/.  0 or -errno with err. */
+static int stage_inputs(struct engine *e, long run_id, const char *spool,
+			bool facility, const char *owner, struct strbuf *err)
+{
+	char id[32];
+	const char *params[] = { id };
+	struct db_result *r;
+	char *dir = NULL;
+	uid_t uid;
+	gid_t gid;
+	int rc = 0;
+
+	snprintf(id, sizeof(id), "%ld", run_id);
+	r = db_query(e->db, "select name, content from run_files where run_id = $1"
+			    " order by name", 1, params);
+	if (!r) {
+		strbuf_addf(err, "cannot read the run's files: %s", db_error(e->db));
+		return -EIO;
+	}
+	if (db_rows(r) == 0)
+		goto out;
+	rc = engine_user_identity(e, facility, owner, &uid, &gid, err);
+	if (rc < 0)
+		goto out;
+	dir = xasprintf("%s/inputs", spool);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		rc = -errno;
+	for (int i = 0; rc == 0 && i < db_rows(r); i++)
+		rc = write_input(dir, db_value(r, i, 0), db_value(r, i, 1), uid, gid);
+	if (rc < 0 && !err->len)
+		strbuf_addf(err, "cannot write the run's files into %s: %s", dir,
+			    strerror(-rc));
+out:
+	free(dir);
+	db_result_free(r);
+	return rc;
+}
+
 static void run_fail(struct engine *e, long run_id, const char *error)
 {
 	char id[32];
@@ -187,7 +253,8 @@ static void run_fail(struct engine *e, long run_id, const char *error)
 	log_error("run %ld failed to start: %s", run_id, error);
 }
 
-static void start_run(struct engine *e, long run_id, const char *yaml)
+static void start_run(struct engine *e, long run_id, const char *yaml,
+		      bool facility, const char *owner)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct expansion x = { 0 };
@@ -212,6 +279,8 @@ static void start_run(struct engine *e, long run_id, const char *yaml)
 	if (util_mkdir_p(spool, 0755) < 0) {
 		strbuf_addf(&err, "cannot make %s: %s", spool, strerror(errno));
 		run_fail(e, run_id, err.buf);
+	} else if (stage_inputs(e, run_id, spool, facility, owner, &err) < 0) {
+		run_fail(e, run_id, err.buf);
 	} else if (db_begin(e->db) == 0 && insert_steps(e, run_id, &x) == 0 &&
 		   db_exec(e->db, "update runs set state = 'running', started_at"
 				  " = now(), spool_dir = $2 where id = $1 and"
@@ -234,11 +303,12 @@ out:
 void runs_start_queued(struct engine *e)
 {
 	struct db_result *r = db_query(e->db,
-		"select id, yaml from runs where state = 'queued' and not"
-		" cancel_requested order by id limit 200", 0, NULL);
+		"select id, yaml, facility, owner from runs where state = 'queued'"
+		" and not cancel_requested order by id limit 200", 0, NULL);
 
 	for (int i = 0; r && i < db_rows(r); i++)
-		start_run(e, db_long(r, i, 0), db_value(r, i, 1));
+		start_run(e, db_long(r, i, 0), db_value(r, i, 1),
+			  db_value(r, i, 2)[0] == 't', db_value(r, i, 3));
 	db_result_free(r);
 }
 

@@ -1,0 +1,66 @@
+#!/bin/bash
+# Ceilings and kernel profiles reach their PostgreSQL tables through the real
+# Slurm job path: recorded H100 outputs are attached to a run, the spec, ert
+# and ncu-import plugins run as Slurm jobs, and the rows are checked against
+# the recordings, read here independently of the plugins' parsers.
+. "$(dirname "$0")/../lib.sh"
+need_cluster
+. "$ROOT/tests/daemon_lib.sh"
+daemon_setup
+daemon_start
+
+F=$ROOT/tests/fixtures
+for f in "$F/ert/h100-attributes.tsv" "$F/ert/h100-quick.tsv" "$F/ncu/kernel_abc.raw.csv"; do
+	cp "$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$(basename "$f")"
+done
+cp "$ROOT/pipelines/kernel-abc-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
+out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-attributes.tsv" \
+	--attach "$TEST_TMP/h100-quick.tsv" --attach "$TEST_TMP/kernel_abc.raw.csv" \
+	"$TEST_TMP/kernel-abc-replay.yaml" 2>&1)
+is "$?" 0 "the replay pipeline succeeded"
+run=$(head -1 <<<"$out")
+is "$(sql "select count(*) from steps where run_id = $run and slurm_job_id is not null and state = 'succeeded'")" 3 \
+	"spec, ert and ncu-import ran as Slurm jobs"
+
+# -- ceilings: the fp64_fma median of the recording, read with awk
+want=$(awk -F'\t' '$1 == "ceiling" { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = substr($i, length(kv[1]) + 2) } if (v["name"] == "fp64_fma") print v["median"] }' "$F/ert/h100-quick.tsv")
+got=$(sql "select value from ceilings where run_id = $run and method = 'empirical' and name = 'fp64_fma'")
+ok "empirical fp64_fma stored as recorded ($want)" awk -v a="$got" -v b="$want" 'BEGIN { exit !(b > 0 && (a - b) / b < 1e-12 && (b - a) / b < 1e-12) }'
+n_rec=$(grep -c '^ceiling' "$F/ert/h100-quick.tsv")
+like "$(sql "select count(*) from ceilings where run_id = $run and method = 'empirical'")" "^[0-9]+$" "empirical ceilings stored"
+ok "at least the $n_rec recorded figures are stored" test "$(sql "select count(*) from ceilings where run_id = $run and method = 'empirical'")" -ge "$n_rec"
+is "$(sql "select count(*) from ceilings where run_id = $run and method = 'theoretical' and name = 'fp64_fma' and value = 132 * 128 * 1980e6")" 1 \
+	"theoretical fp64_fma = 132 SMs x 128 FLOP/clk x 1980 MHz"
+is "$(sql "select distinct gpu_uuid from ceilings where run_id = $run")" \
+	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-attributes.tsv")" \
+	"ceilings carry the GPU's UUID"
+is "$(sql "select count(distinct node) from ceilings where run_id = $run")" 1 "and the node"
+
+# -- kernel profiles: the recording's rows, read with perl
+csv_value() { # csv_value KERNEL_PREFIX METRIC
+	perl -ne 'BEGIN { ($k, $m) = splice(@ARGV, 0, 2) } next if /^==/;
+		chomp; my @c = map { s/^"|"$//gr } split /,(?=(?:[^"]*"[^"]*")*[^"]*$)/;
+		if (!@h) { @h = @c; next }
+		my %r; @r{@h} = @c; print $r{$m} =~ s/,//gr, "\n" if index($r{"Kernel Name"}, $k) == 0' "$1" "$2" "$F/ncu/kernel_abc.raw.csv"
+}
+is "$(sql "select count(*) from kernel_profiles where run_id = $run")" 3 "three kernel launches stored"
+like "$(csv_value "kernel_C(" dram__bytes.sum)" '^[0-9]+$' "the recording is read here (kernel_C's DRAM bytes)"
+for k in kernel_A kernel_B kernel_C; do
+	for m in gpu__time_duration.sum dram__bytes.sum sm__sass_thread_inst_executed_op_dadd_pred_on.sum; do
+		is "$(sql "select metrics->>'$m' from kernel_profiles where run_id = $run and kernel like '$k(%'")" \
+			"$(csv_value "$k(" "$m")" "$k $m as ncu wrote it"
+	done
+done
+
+# -- a truncated export: the step fails, nothing is stored as a profile
+head -c 3000 "$F/ncu/kernel_abc.raw.csv" >"$TEST_TMP/cut.csv"
+chmod 0644 "$TEST_TMP/cut.csv"
+printf 'name: cut\nslurm: { partition: gpu }\nsteps:\n  - { id: profile, plugin: ncu-import, with: { file: inputs/cut.csv } }\n' >"$TEST_TMP/cut.yaml"
+chmod 0644 "$TEST_TMP/cut.yaml"
+run=$(as alice "$BIN/roofline" submit --attach "$TEST_TMP/cut.csv" "$TEST_TMP/cut.yaml")
+wait_run "$run" 60
+is "$(run_state "$run")" failed "a truncated export fails the run"
+like "$(sql "select error from steps where run_id = $run")" "cut.csv" "the error names the file"
+is "$(sql "select count(*) from kernel_profiles where run_id = $run")" 0 "no profile stored"
+
+done_testing
