@@ -108,6 +108,10 @@ $(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(COMMON_SRC))
 ifeq ($(NVCC),)
 cuda:
 	@echo "nvcc not found: CUDA kernels and benchmarks not built"
+else ifeq ($(VARIANT),san)
+# Sanitizers do not reach device code: the debug and release builds compile it.
+cuda:
+	@echo "VARIANT=san: CUDA programs are built by the debug and release variants"
 else
 cuda: $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p))
 $(B)/bin/%: kernels/%.cu
