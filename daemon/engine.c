@@ -142,15 +142,17 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 		"   when $5::int = 0 then null else $5::int end,"
 		" exec_node = coalesce($6, exec_node),"
 		" error = coalesce($7, error),"
-		" started_at = case when $8::bool then now() else started_at end,"
+		" started_at = case when $8::bool then now() when $12::bigint > 0"
+		"   then coalesce(started_at, to_timestamp($12::bigint))"
+		"   else started_at end,"
 		" ended_at = case when $9::bool then now() else ended_at end,"
 		" next_try_at = case when $10::int is null then null"
 		"   else now() + $10::int * interval '1 second' end"
 		" where id = $1 returning id, attempt)"
 		" insert into step_events (step, state, attempt, detail)"
 		" select id, $2, attempt, $11 from u";
-	char id[32], att[32], job[32], pid[32], retry[32];
-	const char *params[11];
+	char id[32], att[32], job[32], pid[32], retry[32], t0[32];
+	const char *params[12];
 	long rc;
 
 	snprintf(id, sizeof(id), "%ld", s->id);
@@ -169,7 +171,9 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 	params[8] = c->ended ? "true" : "false";
 	params[9] = c->retry_in_s >= 0 ? retry : NULL;
 	params[10] = c->detail;
-	rc = db_exec(e->db, sql, 11, params);
+	snprintf(t0, sizeof(t0), "%ld", c->started_epoch);
+	params[11] = t0;
+	rc = db_exec(e->db, sql, 12, params);
 	if (rc < 0) {
 		log_error("cannot record step %ld state %s: %s", s->id, state,
 			  db_error(e->db));
@@ -289,7 +293,7 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 	rc = ingest_read_exit(dir, uid, &ex);
 	if (rc == 0 && ex.status == RL_OK &&
 	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
-		rc = ingest_attempt(e, s, dir, ex.node, uid, &err);
+		rc = ingest_attempt(e, s, dir, &ex, uid, &err);
 		if (rc == -EINVAL)
 			step_failed(e, s, err.buf, false);
 		/* -EIO: the database went away; the next tick tries again */

@@ -78,6 +78,7 @@ struct step_change {
 	const char *error;      /* NULL: keep */
 	bool started, ended;    /* stamp started_at / ended_at now */
 	long retry_in_s;        /* >= 0: next_try_at = now + this */
+	long started_epoch;     /* > 0: started_at, if not yet set */
 	const char *detail;     /* for step_events and the log */
 };
 #define STEP_CHANGE_NONE { .attempt = -1, .job_id = -1, .daemon_pid = -1, \
@@ -138,10 +139,10 @@ int launch_cancel(struct engine *e, const struct step_row *s);
 
 /* ---- ingest.c ---- */
 /* Ingest attempt dir's records.tsv for step s in one transaction and mark
- * the step succeeded.  Idempotent: an attempt already ingested adds nothing.
+ * the step succeeded (node and start time from its exit record ex).  Idempotent: an attempt already ingested adds nothing.
  * 0, -EIO (database: try again later) or -EINVAL (bad output, with err). */
 int ingest_attempt(struct engine *e, const struct step_row *s,
-		   const char *dir, const char *exec_node, uid_t owner,
+		   const char *dir, const struct job_exit *ex, uid_t owner,
 		   struct strbuf *err);
 /* Read the attempt's exit record, refusing anything but a regular file
  * owned by uid.  0, -ENOENT (no exit record) or -EINVAL. */

@@ -193,7 +193,7 @@ out:
 }
 
 int ingest_attempt(struct engine *e, const struct step_row *s,
-		   const char *dir, const char *exec_node, uid_t owner,
+		   const char *dir, const struct job_exit *ex, uid_t owner,
 		   struct strbuf *err)
 {
 	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE), *buf = NULL;
@@ -218,10 +218,11 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 		rc = claimed; /* 0: already ingested, nothing to do */
 		goto out;
 	}
-	rc = copy_records(e, s, buf, path, exec_node, err);
+	rc = copy_records(e, s, buf, path, ex->node, err);
 	if (rc < 0)
 		goto out_rollback;
-	c.exec_node = exec_node;
+	c.exec_node = ex->node;
+	c.started_epoch = (long)ex->started;
 	c.ended = true;
 	c.job_id = -1;
 	c.detail = "ingested";
