@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -29,4 +30,19 @@ long cli_run_id(const char *cmd, const char *text)
 		return -1;
 	}
 	return id;
+}
+
+void cli_csv_field(const char *v)
+{
+	if (!strpbrk(v, ",\"\n\r")) {
+		fputs(v, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *v; v++) {
+		if (*v == '"')
+			putchar('"');
+		putchar(*v);
+	}
+	putchar('"');
 }

@@ -17,4 +17,8 @@ struct db *cli_db_connect(const char *cmd);
 /* Parse a run id argument; print an error and return -1 when invalid. */
 long cli_run_id(const char *cmd, const char *text);
 
+/* Print v to stdout as one CSV field, quoted when it holds a comma, quote
+ * or line break (RFC 4180). */
+void cli_csv_field(const char *v);
+
 #endif

@@ -156,28 +156,12 @@ int cmd_cancel(int argc, char **argv)
 	return CLI_FAILED;
 }
 
-/* Print v as a CSV field (quoted when it must be). */
-static void csv_field(const char *v)
-{
-	if (!strpbrk(v, ",\"\n\r")) {
-		fputs(v, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *v; v++) {
-		if (*v == '"')
-			putchar('"');
-		putchar(*v);
-	}
-	putchar('"');
-}
-
 /* Print a separator and a cell: CSV-quoted when sep is ',', else as is. */
 static void print_cell(char sep, const char *v)
 {
 	putchar(sep);
 	if (sep == ',')
-		csv_field(v);
+		cli_csv_field(v);
 	else
 		fputs(v, stdout);
 }
@@ -222,18 +206,88 @@ out:
 	db_result_free(cells);
 }
 
+/* Shorten a kernel name for a terminal column: at most width bytes. */
+static void print_name(const char *name, int width)
+{
+	int n = (int)strlen(name);
+
+	if (n <= width)
+		printf("%-*s", width, name);
+	else
+		printf("%.*s...", width - 3, name);
+}
+
+/* The roofline table of a run, from roofline_points; returns the number of
+ * kernels printed (0: the run has no analysis), or -1 on error. */
+static int print_roofline(struct db *db, const char *run, bool csv)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db,
+		"select kernel, precision, coalesce(ai_l1::text, ''),"
+		" coalesce(ai_l2::text, ''), coalesce(ai_dram::text, ''),"
+		" coalesce(gflops::text, ''), coalesce(bound, ''),"
+		" coalesce(round(pct_of_roof::numeric, 1)::text, ''),"
+		" coalesce(verdict, ''), node, coalesce(gpu_name, ''),"
+		" to_char(ai_l1, 'FM999990.000'), to_char(ai_l2, 'FM999990.000'),"
+		" to_char(ai_dram, 'FM999990.000'), to_char(gflops, 'FM9999990.0')"
+		" from roofline_points where run_id = $1 order by kernel, node",
+		1, params);
+	int n;
+
+	if (!r)
+		return -1;
+	n = db_rows(r);
+	if (n && csv)
+		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu\n");
+	else if (n)
+		printf("\n%-40s %-6s %10s %10s %10s %10s %-8s %6s  %s\n", "KERNEL",
+		       "PREC", "AI L1", "AI L2", "AI DRAM", "GFLOP/s", "BOUND",
+		       "%ROOF", "VERDICT");
+	for (int i = 0; i < n; i++) {
+		if (csv) {
+			for (int c = 0; c <= 10; c++) {
+				if (c)
+					putchar(',');
+				cli_csv_field(db_value(r, i, c));
+			}
+			putchar('\n');
+			continue;
+		}
+		print_name(db_value(r, i, 0), 40);
+		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s\n",
+		       db_value(r, i, 1), db_value(r, i, 11) ? db_value(r, i, 11) : "-",
+		       db_value(r, i, 12) ? db_value(r, i, 12) : "-",
+		       db_value(r, i, 13) ? db_value(r, i, 13) : "-",
+		       db_value(r, i, 14) ? db_value(r, i, 14) : "-",
+		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8));
+	}
+	db_result_free(r);
+	return n;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const char help[] =
-		"usage: roofline show [--csv] RUN\n\nPrints the records RUN's steps "
-		"produced, one table per kind.\n";
-	bool csv = argc > 1 && strcmp(argv[1], "--csv") == 0;
-	long id = one_run_arg(argc - csv, argv + csv, "show", help);
+		"usage: roofline show [--csv] [--all] RUN\n\nPrints RUN's roofline "
+		"table (per kernel: AI at L1, L2 and DRAM, GFLOP/s,\nthe binding "
+		"roof, %% of it, verdict) when it has one; with --all, or when it\n"
+		"has none, the records its steps produced, one table per kind.\n";
+	bool csv = false, all = false;
+	long id;
 	char run[32];
 	const char *params[] = { run };
 	struct db_result *kinds;
 	struct db *db;
+	int n = 0;
 
+	while (argc > 1 && (strcmp(argv[1], "--csv") == 0 ||
+			    strcmp(argv[1], "--all") == 0)) {
+		*(argv[1][2] == 'c' ? &csv : &all) = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	id = one_run_arg(argc, argv, "show", help);
 	if (id < 0)
 		return (int)(-id - 100);
 	snprintf(run, sizeof(run), "%ld", id);
@@ -243,6 +297,11 @@ int cmd_show(int argc, char **argv)
 	if (!csv && print_run_header(db, run, "show") < 0) {
 		db_close(db);
 		return CLI_FAILED;
+	}
+	n = print_roofline(db, run, csv);
+	if (n > 0 && !all) {
+		db_close(db);
+		return CLI_OK;
 	}
 	kinds = db_query(db, "select distinct kind from step_records where"
 			     " run_id = $1 order by kind", 1, params);

@@ -24,7 +24,8 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list your runs" },
 	{ "status", cmd_status, "show a run's steps and their Slurm jobs" },
 	{ "cancel", cmd_cancel, "cancel a run and its Slurm jobs" },
-	{ "show", cmd_show, "print a run's results" },
+	{ "show", cmd_show, "print a run's roofline table and results" },
+	{ "history", cmd_history, "one kernel's performance over time" },
 	{ "plugins", cmd_plugins, "list installed plugins and their options" },
 };
 

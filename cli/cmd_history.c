@@ -1,0 +1,106 @@
+/*
+ * roofline history KERNEL - one kernel's performance over time, from the
+ * kernel_trend view: when, where, GFLOP/s, AI at each level, % of roof.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_db.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: roofline history [--csv] [--node NODE] [--limit N] KERNEL\n"
+		"\n"
+		"Prints KERNEL's aggregate roofline point of every run that profiled\n"
+		"it, oldest first: time, node, GPU, GFLOP/s, AI at L1/L2/DRAM, %% of\n"
+		"its roof and verdict.  KERNEL matches the kernel name exactly or as\n"
+		"the start of it up to '(' or '<' (so `kernel_A` finds\n"
+		"`kernel_A(double *, long, double)`).\n");
+}
+
+int cmd_history(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "csv", no_argument, NULL, 'c' },
+		{ "node", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *node = NULL, *limit = "1000";
+	bool csv = false;
+	struct db_result *r;
+	struct db *db;
+	long l;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': csv = true; break;
+		case 'n': node = optarg; break;
+		case 'l': limit = optarg; break;
+		case 'h': usage(stdout); return CLI_OK;
+		default: usage(stderr); return CLI_USAGE;
+		}
+	}
+	if (argc - optind != 1 || util_parse_long(limit, &l) < 0 || l <= 0) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	db = cli_db_connect("history");
+	if (!db)
+		return CLI_FAILED;
+	const char *params[] = { argv[optind], node, limit };
+
+	r = db_query(db,
+		"select * from (select to_char(run_at, 'YYYY-MM-DD HH24:MI'), node,"
+		" coalesce(gpu_name, ''), to_char(gflops, 'FM9999990.0'),"
+		" coalesce(to_char(ai_l1, 'FM999990.000'), '-'),"
+		" coalesce(to_char(ai_l2, 'FM999990.000'), '-'),"
+		" coalesce(to_char(ai_dram, 'FM999990.000'), '-'),"
+		" coalesce(round(pct_of_roof::numeric, 1)::text, '-'),"
+		" coalesce(verdict, ''), run_id, kernel, run_at"
+		" from kernel_trend where (kernel = $1 or kernel like $1 || '(%'"
+		" or kernel like $1 || '<%') and ($2::text is null or node = $2)"
+		" order by run_at desc limit $3::int) x order by run_at",
+		3, params);
+	if (!r) {
+		fprintf(stderr, "roofline history: %s\n", db_error(db));
+		db_close(db);
+		return CLI_FAILED;
+	}
+	if (db_rows(r) == 0)
+		fprintf(stderr, "roofline history: no runs profiled '%s'\n",
+			argv[optind]);
+	else if (csv)
+		printf("run_at,node,gpu,gflops,ai_l1,ai_l2,ai_dram,pct_of_roof,verdict,run,kernel\n");
+	else
+		printf("%-16s %-10s %-22s %10s %9s %9s %9s %6s %-18s %s\n", "WHEN",
+		       "NODE", "GPU", "GFLOP/s", "AI L1", "AI L2", "AI DRAM",
+		       "%ROOF", "VERDICT", "RUN");
+	for (int i = 0; i < db_rows(r); i++) {
+		if (csv) {
+			for (int k = 0; k <= 10; k++) {
+				if (k)
+					putchar(',');
+				cli_csv_field(db_value(r, i, k));
+			}
+			putchar('\n');
+		} else {
+			printf("%-16s %-10s %-22.22s %10s %9s %9s %9s %6s %-18s %s\n",
+			       db_value(r, i, 0), db_value(r, i, 1), db_value(r, i, 2),
+			       db_value(r, i, 3), db_value(r, i, 4), db_value(r, i, 5),
+			       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),
+			       db_value(r, i, 9));
+		}
+	}
+	c = db_rows(r) ? CLI_OK : CLI_FAILED;
+	db_result_free(r);
+	db_close(db);
+	return c;
+}
