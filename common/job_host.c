@@ -380,6 +380,7 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 	time_t started = time(NULL);
 	enum rl_result r = RL_FAIL;
 	char node[256] = "";
+	int cwd = -1;
 
 	strbuf_init(&err);
 	gethostname(node, sizeof(node) - 1);
@@ -401,8 +402,10 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 	o = configure(spec, h->plugin, &hs);
 	if (!o)
 		goto out_close;
-	/* Relative paths in options are relative to the run directory. */
-	if (chdir(spec->run_dir) < 0) {
+	/* Relative paths in options are relative to the run directory; the
+	 * caller's working directory comes back afterwards. */
+	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0 || chdir(spec->run_dir) < 0) {
 		snprintf(hs.last_error, sizeof(hs.last_error), "cannot enter %s: %s",
 			 spec->run_dir, strerror(errno));
 		r = RL_RETRY;
@@ -440,6 +443,12 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 	log_msg(r == RL_OK ? RL_LOG_INFO : RL_LOG_ERROR, hs.who,
 		"finished: %s, %ld records", job_result_name(r), hs.n_records);
 out_close:
+	if (cwd >= 0) {
+		if (fchdir(cwd) < 0)
+			log_msg(RL_LOG_WARNING, hs.who, "cannot return to the "
+				"working directory: %s", strerror(errno));
+		close(cwd);
+	}
 	options_free(o);
 	plugin_loader_close(h);
 out_exit:
