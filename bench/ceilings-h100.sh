@@ -9,6 +9,8 @@
 #   ert-bench --attributes   > h100-attributes.tsv
 #   ert-bench --quick        > h100-quick.tsv      (the nightly step)
 #   ert-bench                > h100-full.tsv       (unless FULL=0)
+#   (both with ERT_CANDIDATES=1: h100-{quick,full}.err list the rate of every
+#   geometry candidate tried, the losers too)
 #   roofline-job --run ert/spec over the quick output when the job side is
 #   built (plugins from build/release) > plugin-*.tsv
 # and summarises the SASS of the benchmark loops (sass-summary.txt:
@@ -34,13 +36,13 @@ now() { date +%s.%N; }
 smi
 "$BENCH" --attributes >"$OUTDIR/h100-attributes.tsv"
 t0=$(now)
-"$BENCH" --quick >"$OUTDIR/h100-quick.tsv" 2>"$OUTDIR/h100-quick.err"
+ERT_CANDIDATES=1 "$BENCH" --quick >"$OUTDIR/h100-quick.tsv" 2>"$OUTDIR/h100-quick.err"
 t1=$(now)
 smi
 echo "quick wall_s $(awk "BEGIN{print $t1 - $t0}")" >"$OUTDIR/times.txt"
 if [ "${FULL:-1}" != 0 ]; then
 	t0=$(now)
-	"$BENCH" >"$OUTDIR/h100-full.tsv" 2>"$OUTDIR/h100-full.err"
+	ERT_CANDIDATES=1 "$BENCH" >"$OUTDIR/h100-full.tsv" 2>"$OUTDIR/h100-full.err"
 	t1=$(now)
 	smi
 	echo "full wall_s $(awk "BEGIN{print $t1 - $t0}")" >>"$OUTDIR/times.txt"

@@ -230,6 +230,24 @@ static double median_of(std::vector<double> v)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/*
+ * With ERT_CANDIDATES set in the environment, every candidate's one timed
+ * launch is written to stderr (not to the TSV on stdout):
+ *   candidate  gpu=K  name=FIGURE  rate=WORK/S  geometry=...
+ */
+static void cand_note(struct ert_gpu *g, const char *name, const ert_cand &c,
+		      double rate)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("ERT_CANDIDATES") != NULL;
+	if (on)
+		fprintf(stderr, "candidate\tgpu=%d\tname=%s\trate=%.6g\tws_bytes=%ld"
+			"\tgeometry=%s\n", g->index, name, rate, c.ws_bytes,
+			c.geometry.c_str());
+}
+
 void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		 const char *unit, std::vector<ert_cand> &cands)
 {
@@ -241,6 +259,7 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		long reps = calibrate(g, cands[i]);
 
 		t = time_launch(g, cands[i], reps, &work, NULL, 0);
+		cand_note(g, name, cands[i], work / t);
 		if (work / t > best_rate) {
 			best_rate = work / t;
 			best = i;
@@ -342,6 +361,33 @@ void ert_sweep_point(struct ert_gpu *g, const char *series,
 		   ert_kvd("sm_clock_mhz", median_of(sm)),
 		   ert_kvd("mem_clock_mhz", median_of(mem)),
 		   ert_kv("geometry", c.geometry)});
+}
+
+/*
+ * One sweep point with several geometry candidates (declared in
+ * bench_memory.cu): one untimed launch of the first fills the caches, each
+ * candidate is timed once, and the fastest is measured by ert_sweep_point
+ * (its own warm-up launch and trials).  The `geometry` field of the sweep
+ * line names the winner.
+ */
+void ert_sweep_best(struct ert_gpu *g, const char *series,
+		    const char *level_guess, std::vector<ert_cand> &cands)
+{
+	size_t best = 0;
+	double best_rate = -1, work, t;
+
+	if (cands.size() > 1) {
+		time_launch(g, cands[0], cands[0].reps0, &work, NULL, 0);
+		for (size_t i = 0; i < cands.size(); i++) {
+			t = time_launch(g, cands[i], cands[i].reps0, &work, NULL, 0);
+			cand_note(g, series, cands[i], work / t);
+			if (work / t > best_rate) {
+				best_rate = work / t;
+				best = i;
+			}
+		}
+	}
+	ert_sweep_point(g, series, level_guess, cands[best]);
 }
 
 /* ---- device attributes ---- */

@@ -11,7 +11,10 @@
  * the loop repeats over the same addresses (L1, shared, sweep) are asm
  * volatile and offset by r*zero (see k_l1), so neither the compiler nor
  * ptxas can hoist or merge them; HBM kernels take a cache-hint variant
- * (streaming, default, L2::256B prefetch) as a geometry candidate; every kernel
+ * (streaming, default, L2::256B prefetch) as a geometry candidate, the triad
+ * also separate load/store hints, contiguous per-block slices and the arrays
+ * shifted against each other; the sweep's ld.global.cg series takes the
+ * fastest of a chunk kernel and grid-stride kernels at each size; every kernel
  * sums what it loads and stores the sum only under a condition that never
  * holds (the values are positive), so no load is dead code.  The triad's
  * output is checked against the host.
@@ -136,35 +139,51 @@ __global__ void k_write(float4 *__restrict__ a, size_t n, int reps, float s)
 	}
 }
 
-template <int UNR, int H>
+/*
+ * Triad a[i] = b[i] + s*c[i].  LH: the loads' cache hint, SH: the stores'
+ * (see ld_hbm/st_hbm).  SLICE false: grid-stride loop (the whole grid sweeps
+ * the arrays together); true: persistent blocks, each with one contiguous
+ * slice of n/gridDim elements that its threads walk blockDim at a time.
+ */
+template <int UNR, int LH, int SH, bool SLICE>
 __global__ void k_triad(float4 *__restrict__ a, const float4 *__restrict__ b,
 			const float4 *__restrict__ c, size_t n, int reps, float s)
 {
-	const size_t stride = (size_t)gridDim.x * blockDim.x;
-	const size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	size_t stride, i0, end;
 
+	if (SLICE) {
+		const size_t per = (n + gridDim.x - 1) / gridDim.x;
+
+		stride = blockDim.x;
+		i0 = blockIdx.x * per + threadIdx.x;
+		end = min(n, (blockIdx.x + 1) * per);
+	} else {
+		stride = (size_t)gridDim.x * blockDim.x;
+		i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+		end = n;
+	}
 	for (int r = 0; r < reps; r++) {
 		size_t i = i0;
 
-		for (; i + (UNR - 1) * stride < n; i += UNR * stride) {
+		for (; i + (UNR - 1) * stride < end; i += UNR * stride) {
 			float4 x[UNR], y[UNR];
 #pragma unroll
 			for (int u = 0; u < UNR; u++) {
-				x[u] = ld_hbm<H>(b + i + u * stride);
-				y[u] = ld_hbm<H>(c + i + u * stride);
+				x[u] = ld_hbm<LH>(b + i + u * stride);
+				y[u] = ld_hbm<LH>(c + i + u * stride);
 			}
 #pragma unroll
 			for (int u = 0; u < UNR; u++)
-				st_hbm<H>(a + i + u * stride,
-					  make_float4(fmaf(s, y[u].x, x[u].x),
-						      fmaf(s, y[u].y, x[u].y),
-						      fmaf(s, y[u].z, x[u].z),
-						      fmaf(s, y[u].w, x[u].w)));
+				st_hbm<SH>(a + i + u * stride,
+					   make_float4(fmaf(s, y[u].x, x[u].x),
+						       fmaf(s, y[u].y, x[u].y),
+						       fmaf(s, y[u].z, x[u].z),
+						       fmaf(s, y[u].w, x[u].w)));
 		}
-		for (; i < n; i += stride) {
-			float4 x = ld_hbm<H>(b + i), y = ld_hbm<H>(c + i);
-			st_hbm<H>(a + i, make_float4(fmaf(s, y.x, x.x), fmaf(s, y.y, x.y),
-						     fmaf(s, y.z, x.z), fmaf(s, y.w, x.w)));
+		for (; i < end; i += stride) {
+			float4 x = ld_hbm<LH>(b + i), y = ld_hbm<LH>(c + i);
+			st_hbm<SH>(a + i, make_float4(fmaf(s, y.x, x.x), fmaf(s, y.y, x.y),
+						      fmaf(s, y.z, x.z), fmaf(s, y.w, x.w)));
 		}
 	}
 }
@@ -296,12 +315,51 @@ __global__ void k_sweep(const float4 *buf, long chunk_vec, int nchunks,
 	sink(out, acc);
 }
 
+/*
+ * The sweep's grid-stride candidate: the whole grid reads the nvec vectors
+ * of the working set as one array, thread t at t, t + T, t + 2T, ... (T the
+ * threads of the grid) modulo nvec, UNR independent ld.global.cg in flight
+ * per thread.  A warp reads 512 consecutive bytes; neighbouring warps and
+ * blocks read the next ones, so each wave of loads covers T*16 contiguous
+ * bytes spread over all L2 slices (no block re-reads a small chunk of its
+ * own).  `loads` is a multiple of UNR.
+ */
+template <int UNR>
+__global__ void k_sweep_gs(const float4 *buf, int nvec, long loads, float *out)
+{
+	const long T = (long)gridDim.x * blockDim.x;
+	const int step = (int)(T % nvec);
+	int i = (int)((blockIdx.x * (long)blockDim.x + threadIdx.x) % nvec);
+	float4 acc = make_float4(0, 0, 0, 0);
+
+	for (long f = 0; f < loads; f += UNR) {
+		float4 v[UNR];
+#pragma unroll
+		for (int u = 0; u < UNR; u++) {
+			v[u] = ld_cg(buf + i);
+			i += step;
+			i = i >= nvec ? i - nvec : i;
+		}
+#pragma unroll
+		for (int u = 0; u < UNR; u++)
+			acc4(acc, v[u]);
+	}
+	sink(out, acc);
+}
+
 /* ---- host side ---- */
+
+/* bench_main.cu: ert_sweep_point over the fastest of several candidates */
+void ert_sweep_best(struct ert_gpu *g, const char *series,
+		    const char *level_guess, std::vector<ert_cand> &cands);
 
 struct bufs {
 	float4 *a, *b, *c;
-	size_t n;    /* vectors per array */
+	size_t n;    /* vectors per array (each allocated with SLACK_VEC more) */
 };
+
+/* Room after each HBM array for the triad's offset candidates: 4 MiB. */
+static const size_t SLACK_VEC = (4u << 20) / 16;
 
 /* Resident blocks of `threads` per SM for kernel f (at least 1). */
 template <typename F> static int resident(F f, int threads, size_t smem)
@@ -319,6 +377,56 @@ static std::string geo(int blocks, int threads, const std::string &more)
 }
 
 static const char *hint_name[] = {"cs", "default", "L2::256B"};
+
+/*
+ * One triad candidate: a+oa = (b+ob) + 0.75 (c+oc), offsets in vectors
+ * (< SLACK_VEC): the three streams start at different places relative to
+ * each other inside the DRAM pages and channels.
+ */
+template <int UNR, int LH, int SH, bool SLICE>
+static ert_cand triad_cand(struct ert_gpu *g, const bufs &m, int threads,
+			   size_t oa, size_t ob, size_t oc)
+{
+	const size_t n = m.n;
+	float4 *a = m.a + oa;
+	const float4 *b = m.b + ob, *c3 = m.c + oc;
+	int bl = g->sm_count * resident(k_triad<UNR, LH, SH, SLICE>, threads, 0);
+	ert_cand c;
+	std::string more = "unroll=" + std::to_string(UNR) + " hint=" +
+			   (LH == SH ? std::string(hint_name[LH])
+				     : std::string("ld.") + hint_name[LH] + "+st." +
+					       hint_name[SH]);
+
+	if (SLICE)
+		more += " slice";
+	if (oa || ob || oc)
+		more += " offsets=" + std::to_string(oa * 16) + "," +
+			std::to_string(ob * 16) + "," + std::to_string(oc * 16);
+	c.geometry = geo(bl, threads, more);
+	c.ws_bytes = (long)(3 * n * 16);
+	c.launch = [g, a, b, c3, bl, threads, n](long reps) {
+		k_triad<UNR, LH, SH, SLICE><<<bl, threads, 0, g->stream>>>(
+			a, b, c3, n, (int)reps, 0.75f);
+		return 48.0 * n * reps;
+	};
+	c.check = [a, n, ob, oc](long) {
+		/* a = b + 0.75 c at a few places, against the host's hash */
+		size_t idx[4] = {0, n / 3, n / 2 + 7, n - 1};
+		for (size_t i : idx) {
+			float4 v;
+			CK(cudaMemcpy(&v, a + i, sizeof(v), cudaMemcpyDeviceToHost));
+			float want[4];
+			for (int k = 0; k < 4; k++)
+				want[k] = std::fma(0.75f, hashf(4 * (oc + i) + k, 3),
+						   hashf(4 * (ob + i) + k, 2));
+			if (std::fabs(v.x - want[0]) > 1e-6f * std::fabs(want[0]) ||
+			    std::fabs(v.w - want[3]) > 1e-6f * std::fabs(want[3]))
+				return false;
+		}
+		return true;
+	};
+	return c;
+}
 
 template <int UNR, int H>
 static void hbm_cands(struct ert_gpu *g, const bufs &m, int threads,
@@ -352,27 +460,7 @@ static void hbm_cands(struct ert_gpu *g, const bufs &m, int threads,
 		};
 		wr.push_back(c);
 	}
-	bl = g->sm_count * resident(k_triad<UNR, H>, threads, 0);
-	c.geometry = geo(bl, threads, more);
-	c.ws_bytes = 3 * ws;
-	c.launch = [g, m, bl, threads, n](long reps) {
-		k_triad<UNR, H><<<bl, threads, 0, g->stream>>>(m.a, m.b, m.c, n,
-								(int)reps, 0.75f);
-		return 48.0 * n * reps;
-	};
-	c.check = [m, n](long) {
-		/* a = b + 0.75 c at a few places, against the host's hash */
-		size_t idx[4] = {0, n / 3, n / 2 + 7, n - 1};
-		for (size_t i : idx) {
-			float4 v;
-			CK(cudaMemcpy(&v, m.a + i, sizeof(v), cudaMemcpyDeviceToHost));
-			float want = std::fma(0.75f, hashf(4 * i, 3), hashf(4 * i, 2));
-			if (std::fabs(v.x - want) > 1e-6f * std::fabs(want))
-				return false;
-		}
-		return true;
-	};
-	tr.push_back(c);
+	tr.push_back(triad_cand<UNR, H, H, false>(g, m, threads, 0, 0, 0));
 }
 
 static void bench_hbm(struct ert_gpu *g, const bufs &m)
@@ -388,6 +476,24 @@ static void bench_hbm(struct ert_gpu *g, const bufs &m)
 		hbm_cands<2, 1>(g, m, 512, rd, wr, tr);
 		hbm_cands<8, 1>(g, m, 256, rd, wr, tr);
 		hbm_cands<8, 2>(g, m, 256, rd, wr, tr);
+	}
+	/* separate load and store hints, contiguous slices per block, and
+	 * the three arrays shifted against each other (8 KiB x odd, and
+	 * 512-byte multiples that are not 4 KiB multiples) */
+	if (!g->opts->quick) {
+		tr.push_back(triad_cand<4, 0, 1, false>(g, m, 1024, 0, 0, 0));
+		tr.push_back(triad_cand<4, 1, 0, false>(g, m, 1024, 0, 0, 0));
+		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 0, 37 * 512,
+							71 * 512));
+		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 0, 1001 * 32,
+							2003 * 32));
+		tr.push_back(triad_cand<4, 1, 1, true>(g, m, 1024, 0, 0, 0));
+		tr.push_back(triad_cand<4, 2, 0, false>(g, m, 1024, 0, 0, 0));
+		tr.push_back(triad_cand<4, 0, 0, false>(g, m, 1024, 0, 37 * 512,
+							71 * 512));
+		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 5 * 512,
+							1001 * 32, 2003 * 32));
+		tr.push_back(triad_cand<8, 1, 1, false>(g, m, 512, 0, 0, 0));
 	}
 	ert_measure(g, "hbm_triad", "bandwidth", "B/s", tr);
 	ert_measure(g, "hbm_read", "bandwidth", "B/s", rd);
@@ -464,6 +570,30 @@ static void bench_l1_shared(struct ert_gpu *g, const bufs &m)
 	}
 }
 
+/* One grid-stride sweep candidate (ld.global.cg) of `ws` bytes. */
+template <int UNR>
+static ert_cand sweep_gs_cand(struct ert_gpu *g, const bufs &m, long ws,
+			      int threads)
+{
+	const int bl = g->sm_count * resident(k_sweep_gs<UNR>, threads, 0);
+	const int nvec = (int)(ws / 16);
+	ert_cand c;
+
+	/* about 8 GiB per launch, in multiples of UNR loads per thread */
+	long loads = ((8L << 30) / (16L * bl * threads) + UNR - 1) / UNR * UNR;
+
+	c.geometry = geo(bl, threads, "ld.cg stride=grid unroll=" +
+					      std::to_string(UNR));
+	c.reps0 = loads;
+	c.ws_bytes = ws;
+	c.launch = [g, m, bl, threads, nvec](long n) {
+		k_sweep_gs<UNR><<<bl, threads, 0, g->stream>>>(m.b, nvec, n,
+								g->scratch);
+		return 16.0 * bl * threads * n;
+	};
+	return c;
+}
+
 /* One sweep point of `ws` bytes (a multiple of threads*16). */
 template <bool CG>
 static ert_cand sweep_cand(struct ert_gpu *g, const bufs &m, long ws)
@@ -511,15 +641,43 @@ static void bench_sweep(struct ert_gpu *g, const bufs &m)
 		if (sizes.empty() || sizes.back() != ws)
 			sizes.push_back(ws);
 	}
+	/*
+	 * ca: one geometry (each block re-reads its own chunk, so L1 can hold
+	 * it).  cg: that kernel and, for working sets up to the L2 size,
+	 * grid-stride candidates; the fastest is measured at each size (the
+	 * sweep line's geometry).  Above the L2 size the grid-stride pattern
+	 * is left out: its cyclic sweep keeps part of a set larger than the
+	 * L2 in it (8 TB/s at 64 MiB on the H100, whose L2 replacement is not
+	 * LRU), a mix of L2 and HBM that belongs to neither plateau.
+	 */
 	for (int cg = 0; cg < 2; cg++)
 		for (long ws : sizes) {
-			ert_cand c = cg ? sweep_cand<true>(g, m, ws)
-					: sweep_cand<false>(g, m, ws);
-			const char *guess =
-				!cg && c.ws_bytes <= l1_guess ? "l1"
-				: c.ws_bytes <= (long)g->l2_bytes ? "l2" : "hbm";
+			std::vector<ert_cand> c;
 
-			ert_sweep_point(g, cg ? "cg" : "ca", guess, c);
+			if (!cg) {
+				c.push_back(sweep_cand<false>(g, m, ws));
+			} else {
+				c.push_back(sweep_cand<true>(g, m, ws));
+				/* the same working set, however the chunks fell */
+				ws = c[0].ws_bytes;
+			}
+			if (cg && ws <= (long)g->l2_bytes) {
+				c.push_back(sweep_gs_cand<2>(g, m, ws, 1024));
+				c.push_back(sweep_gs_cand<4>(g, m, ws, 1024));
+				c.push_back(sweep_gs_cand<8>(g, m, ws, 256));
+				if (!g->opts->quick) {
+					c.push_back(sweep_gs_cand<4>(g, m, ws, 512));
+					c.push_back(sweep_gs_cand<8>(g, m, ws, 1024));
+					c.push_back(sweep_gs_cand<16>(g, m, ws, 256));
+					c.push_back(sweep_gs_cand<2>(g, m, ws, 512));
+					c.push_back(sweep_gs_cand<1>(g, m, ws, 1024));
+				}
+			}
+			const char *guess =
+				!cg && c[0].ws_bytes <= l1_guess ? "l1"
+				: c[0].ws_bytes <= (long)g->l2_bytes ? "l2" : "hbm";
+
+			ert_sweep_best(g, cg ? "cg" : "ca", guess, c);
 		}
 }
 
@@ -529,12 +687,12 @@ void ert_bench_memory(struct ert_gpu *g)
 	size_t bytes = std::min((size_t)1 << 30, g->mem_bytes / 8);
 
 	m.n = bytes / 16;
-	CK(cudaMalloc(&m.a, m.n * 16));
-	CK(cudaMalloc(&m.b, m.n * 16));
-	CK(cudaMalloc(&m.c, m.n * 16));
-	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.a, m.n, 1);
-	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.b, m.n, 2);
-	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.c, m.n, 3);
+	CK(cudaMalloc(&m.a, (m.n + SLACK_VEC) * 16));
+	CK(cudaMalloc(&m.b, (m.n + SLACK_VEC) * 16));
+	CK(cudaMalloc(&m.c, (m.n + SLACK_VEC) * 16));
+	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.a, m.n + SLACK_VEC, 1);
+	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.b, m.n + SLACK_VEC, 2);
+	k_fill<<<g->sm_count * 8, 256, 0, g->stream>>>(m.c, m.n + SLACK_VEC, 3);
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(g->stream));
 	if (g->opts->groups & ERT_G_HBM)
