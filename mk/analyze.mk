@@ -1,0 +1,36 @@
+# mk/analyze.mk - the analyze stage: the hierarchical plugin, the arithmetic
+# it shares with its tests and benchmark, and the analysis benchmark.
+# Included by the Makefile.
+#
+#   plugins/hierarchical.c             the plugin (libc only): options, inputs,
+#                                      matching, planning, warnings
+#   plugins/hierarchical/points.c      its emitting half (point, roof records)
+#   common/roofline_math.c             point arithmetic, kernel-record reading,
+#                                      kernel sums, ceilings per GPU (no host)
+#   common/ncu_csv.c                   the metric table (etc/ncu-metrics.tsv)
+
+PLUGINS_DAEMON += hierarchical
+
+# ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
+HIER_PIC_OBJS := $(B)/obj/plugins/hierarchical/points.o \
+                 $(B)/obj/plugins/hierarchical/roofline_math.o \
+                 $(B)/obj/plugins/ncu/ncu_csv.o
+
+$(B)/obj/plugins/hierarchical/roofline_math.o: common/roofline_math.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/plugins/hierarchical.so: $(HIER_PIC_OBJS)
+
+# ---- unit tests: the plugin .c is #included by its test ----
+$(B)/tests/test_roofline_math: $(B)/obj/common/roofline_math.o $(B)/obj/common/ncu_csv.o
+$(B)/tests/test_hierarchical: $(B)/obj/plugins/hierarchical/points.o \
+	$(B)/obj/common/roofline_math.o $(B)/obj/common/ncu_csv.o
+
+# ---- the analysis benchmark (bench/analysis-bench.sh builds and runs it) ----
+$(B)/bench/analysis-bench: bench/analysis-bench.c $(B)/obj/plugins/hierarchical/points.o \
+	$(B)/obj/common/roofline_math.o $(B)/obj/common/ncu_csv.o \
+	$(B)/obj/common/records.o $(B)/obj/common/strbuf.o $(B)/obj/common/util.o \
+	$(B)/obj/common/options.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(filter %.o,$^) -lm
