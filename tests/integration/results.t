@@ -10,12 +10,11 @@ daemon_setup
 daemon_start
 
 F=$ROOT/tests/fixtures
-for f in "$F/ert/h100-attributes.tsv" "$F/ert/h100-quick.tsv" "$F/ncu/kernel_abc.raw.csv"; do
+for f in "$F/ert/h100-quick.tsv" "$F/ncu/kernel_abc.raw.csv"; do
 	cp "$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$(basename "$f")"
 done
 cp "$ROOT/pipelines/kernel-abc-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
-out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-attributes.tsv" \
-	--attach "$TEST_TMP/h100-quick.tsv" --attach "$TEST_TMP/kernel_abc.raw.csv" \
+out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-quick.tsv" --attach "$TEST_TMP/kernel_abc.raw.csv" \
 	"$TEST_TMP/kernel-abc-replay.yaml" 2>&1)
 is "$?" 0 "the replay pipeline succeeded"
 run=$(head -1 <<<"$out")
@@ -32,7 +31,7 @@ ok "at least the $n_rec recorded figures are stored" test "$(sql "select count(*
 is "$(sql "select count(*) from ceilings where run_id = $run and method = 'theoretical' and name = 'fp64_fma' and value = 132 * 128 * 1980e6")" 1 \
 	"theoretical fp64_fma = 132 SMs x 128 FLOP/clk x 1980 MHz"
 is "$(sql "select distinct gpu_uuid from ceilings where run_id = $run")" \
-	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-attributes.tsv")" \
+	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")" \
 	"ceilings carry the GPU's UUID"
 is "$(sql "select count(distinct node) from ceilings where run_id = $run")" 1 "and the node"
 
@@ -51,6 +50,31 @@ for k in kernel_A kernel_B kernel_C; do
 			"$(csv_value "$k(" "$m")" "$k $m as ncu wrote it"
 	done
 done
+
+# -- the analysis step (rooflined's own child, as alice) and the views
+is "$(sql "select string_agg(step_id || ':' || state, ',' order by id) from steps where run_id = $run and on_daemon")" \
+	"roofline:succeeded,chart:succeeded" "the analysis and chart steps ran on the daemon side"
+is "$(sql "select verdict from roofline_points where run_id = $run and kernel like 'kernel_A(%'")" compute-bound \
+	"kernel_A is compute-bound (seed: near the FP64 add peak)"
+is "$(sql "select verdict from roofline_points where run_id = $run and kernel like 'kernel_B(%'")" latency-bound \
+	"kernel_B is latency-bound (seed: occupancy throttled)"
+is "$(sql "select verdict || '@' || bound from roofline_points where run_id = $run and kernel like 'kernel_C(%'")" \
+	"bandwidth-bound@dram" "kernel_C is bound by DRAM bandwidth (seed: memory-bound)"
+# kernel_A's L1 AI from the recording: 2 x dfma + dadd + dmul over l1tex__t_bytes
+ai=$(perl -e 'printf "%.6f", (2 * $ARGV[0] + $ARGV[1] + $ARGV[2]) / $ARGV[3]' \
+	"$(csv_value "kernel_A(" sm__sass_thread_inst_executed_op_dfma_pred_on.sum)" \
+	"$(csv_value "kernel_A(" sm__sass_thread_inst_executed_op_dadd_pred_on.sum)" \
+	"$(csv_value "kernel_A(" sm__sass_thread_inst_executed_op_dmul_pred_on.sum)" \
+	"$(csv_value "kernel_A(" l1tex__t_bytes.sum)")
+is "$(sql "select to_char(ai_l1, 'FM999990.000000') from roofline_points where run_id = $run and kernel like 'kernel_A(%'")" \
+	"$ai" "kernel_A's AI at L1 is its FP64 FLOPs over L1 bytes ($ai)"
+out=$(as alice "$BIN/roofline" show "$run")
+like "$out" "kernel_C\(double \*, const double \*, .*bandwidth-bound" "roofline show prints the roofline table"
+like "$(as alice "$BIN/roofline" show --csv "$run" | head -1)" "^kernel,precision,ai_l1,ai_l2,ai_dram,gflops" "and CSV"
+chart=$(sql "select fields->>'file' from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'chart' and fields->>'format' = 'png' limit 1")
+dir=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
+ok "the PNG chart exists ($dir/$chart)" test -s "$dir/$chart"
+is "$(head -c 4 "$dir/$chart" | od -An -c | tr -d ' ')" "211PNG" "and is a PNG"
 
 # -- a truncated export: the step fails, nothing is stored as a profile
 head -c 3000 "$F/ncu/kernel_abc.raw.csv" >"$TEST_TMP/cut.csv"
