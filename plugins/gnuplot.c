@@ -44,7 +44,7 @@ static const struct rl_option gp_options[] = {
 	OPT("title", RL_OPT_STRING, NULL, title, "chart title (default: by kind and GPU)"),
 	OPT("width", RL_OPT_INT, "1400", width, "image width in pixels"),
 	OPT("height", RL_OPT_INT, "940", height, "image height in pixels"),
-	OPT("precisions", RL_OPT_LIST, NULL, precisions, "precisions to show: fp64, fp32, fp16, tc_fp64, tc_fp16, tc_bf16, tc_tf32, tc_fp8, tc_int8, tensor (every tc_*), all (default: those the points have but all)"),
+	OPT("precisions", RL_OPT_LIST, NULL, precisions, "precisions to show: fp64, fp32, fp16, tc_fp64, tc_fp16, tc_bf16, tc_tf32, tc_fp8, tc_int8, tensor (every tc_*), all (default: each kernel's primary precision when the points name it, else every one they have)"),
 	OPT("levels", RL_OPT_LIST, "l1,l2,dram", levels, "memory levels to show"),
 	OPT("ceilings", RL_OPT_LIST, NULL, ceilings, "roof names to draw, e.g. fp64_fma,hbm_triad (default: by precision and level)"),
 	OPT("labels", RL_OPT_LIST, NULL, labels, "compare: series labels in input order (default: step ids)"),
