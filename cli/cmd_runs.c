@@ -217,6 +217,19 @@ static void print_name(const char *name, int width)
 		printf("%.*s...", width - 3, name);
 }
 
+/* A number for a table column: 4 significant digits, "-" when absent. */
+static void format_number(char *buf, size_t size, const char *text)
+{
+	double v;
+
+	if (!text || !*text || util_parse_double(text, &v) < 0)
+		snprintf(buf, size, "-");
+	else if (v != 0 && (v >= 1e6 || v < 1e-3))
+		snprintf(buf, size, "%.3e", v);
+	else
+		snprintf(buf, size, "%.4g", v);
+}
+
 /* The roofline table of a run, from roofline_points; returns the number of
  * kernels printed (0: the run has no analysis), or -1 on error. */
 static int print_roofline(struct db *db, const char *run, bool csv)
@@ -227,9 +240,7 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		" coalesce(ai_l2::text, ''), coalesce(ai_dram::text, ''),"
 		" coalesce(gflops::text, ''), coalesce(bound, ''),"
 		" coalesce(round(pct_of_roof::numeric, 1)::text, ''),"
-		" coalesce(verdict, ''), node, coalesce(gpu_name, ''),"
-		" to_char(ai_l1, 'FM999990.000'), to_char(ai_l2, 'FM999990.000'),"
-		" to_char(ai_dram, 'FM999990.000'), to_char(gflops, 'FM9999990.0')"
+		" coalesce(verdict, ''), node, coalesce(gpu_name, '')"
 		" from roofline_points where run_id = $1 order by kernel, node",
 		1, params);
 	int n;
@@ -253,12 +264,14 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 			putchar('\n');
 			continue;
 		}
+		char num[4][32];
+
+		for (int k = 0; k < 3; k++)
+			format_number(num[k], sizeof(num[k]), db_value(r, i, 2 + k));
+		snprintf(num[3], sizeof(num[3]), "%.1f", atof(db_value(r, i, 5)));
 		print_name(db_value(r, i, 0), 40);
 		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s\n",
-		       db_value(r, i, 1), db_value(r, i, 11) ? db_value(r, i, 11) : "-",
-		       db_value(r, i, 12) ? db_value(r, i, 12) : "-",
-		       db_value(r, i, 13) ? db_value(r, i, 13) : "-",
-		       db_value(r, i, 14) ? db_value(r, i, 14) : "-",
+		       db_value(r, i, 1), num[0], num[1], num[2], num[3],
 		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8));
 	}
 	db_result_free(r);
