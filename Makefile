@@ -59,13 +59,16 @@ CLI_SRC    := $(wildcard cli/*.c)
 # Adding one: the file, its name here, its test (plugins/README.md).
 PLUGINS_JOB    := smoke
 PLUGINS_DAEMON :=
-PLUGINS        := $(PLUGINS_JOB) $(PLUGINS_DAEMON)
+PLUGINS         = $(PLUGINS_JOB) $(PLUGINS_DAEMON)
 TEST_PLUGINS   := abi_mismatch short_struct no_symbol wrong_name bad_options
 
 # CUDA programs: kernels/<name>.cu -> bin/<name>
 CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 
 -include mk/*.mk
+
+# Fragments may define targets; `make` alone still means `make all`.
+.DEFAULT_GOAL := all
 
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
