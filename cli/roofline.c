@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "status", cmd_status, "show a run's steps and their Slurm jobs" },
 	{ "cancel", cmd_cancel, "cancel a run and its Slurm jobs" },
 	{ "show", cmd_show, "print a run's roofline table and results" },
+	{ "plot", cmd_plot, "draw a run's roofline chart (with --baseline runs)" },
 	{ "history", cmd_history, "one kernel's performance over time" },
 	{ "plugins", cmd_plugins, "list installed plugins and their options" },
 };

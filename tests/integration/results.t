@@ -76,6 +76,17 @@ dir=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
 ok "the PNG chart exists ($dir/$chart)" test -s "$dir/$chart"
 is "$(head -c 4 "$dir/$chart" | od -An -c | tr -d ' ')" "211PNG" "and is a PNG"
 
+# -- the CLI's chart and history, from the database, as alice
+mkdir -p "$TEST_TMP/plot" && chown alice "$TEST_TMP/plot"
+ok "roofline plot draws the run from the database" \
+	as alice sh -c "cd '$TEST_TMP/plot' && '$BIN/roofline' plot --format png $run"
+is "$(head -c 4 "$TEST_TMP/plot/roofline-plot-$run/roofline.png" | od -An -c | tr -d ' ')" "211PNG" \
+	"roofline-plot-$run/roofline.png is a PNG"
+hist=$(as alice "$BIN/roofline" history kernel_C 2>&1)
+like "$hist" "bandwidth-bound +$run" "roofline history kernel_C lists this run"
+as bob "$BIN/roofline" history kernel_C >/dev/null 2>&1
+is "$?" 1 "bob sees no history of alice's kernels"
+
 # -- a truncated export: the step fails, nothing is stored as a profile
 head -c 3000 "$F/ncu/kernel_abc.raw.csv" >"$TEST_TMP/cut.csv"
 chmod 0644 "$TEST_TMP/cut.csv"
