@@ -8,22 +8,40 @@
 
 #include "util.h"
 
-#define RECORDS_MAX_FILE (1024u * 1024u * 1024u)
+/* name_chars[c]: c may appear in a kind or a key. */
+static bool name_chars[256];
 
-static bool name_char(int c)
+static void name_chars_init(void)
 {
-	return isalnum(c) || c == '_' || c == '.' || c == ':' || c == '-' ||
-	       c == '/' || c == '[' || c == ']';
+	static const char extra[] = "_.:-/[]";
+
+	if (name_chars['a'])
+		return;
+	for (int c = 0; c < 256; c++)
+		name_chars[c] = isalnum(c) != 0;
+	for (const char *p = extra; *p; p++)
+		name_chars[(unsigned char)*p] = true;
+}
+
+/* Length of the run of name characters at s. */
+static size_t name_span(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	name_chars_init();
+	while (name_chars[*p])
+		p++;
+	return (size_t)(p - (const unsigned char *)s);
 }
 
 bool records_name_is_valid(const char *s)
 {
+	size_t n;
+
 	if (!s || !*s)
 		return false;
-	for (; *s; s++)
-		if (!name_char((unsigned char)*s))
-			return false;
-	return true;
+	n = name_span(s);
+	return n > 0 && s[n] == '\0';
 }
 
 static void add_escaped(struct strbuf *sb, const char *s)
@@ -69,8 +87,10 @@ int records_format(struct strbuf *sb, const char *kind,
  * it and returns NULL. */
 static char *decode_value(char *s, char **bad)
 {
-	char *w = s;
+	char *w;
 
+	s += strcspn(s, "\t\\"); /* most values have no escape at all */
+	w = s;
 	while (*s && *s != '\t') {
 		if (*s != '\\') {
 			*w++ = *s++;
@@ -110,17 +130,13 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 	}
 	*kind = line;
 	while (p) {
-		char *key = p, *eq = p + strcspn(p, "=\t");
+		char *key = p, *eq = p + name_span(p);
 
-		if (*eq != '=') {
+		if (*eq != '=' || eq == key) {
 			*col = (size_t)(p - line) + 1;
 			return -EINVAL;
 		}
 		*eq = '\0';
-		if (!records_name_is_valid(key)) {
-			*col = (size_t)(key - line) + 1;
-			return -EINVAL;
-		}
 		if (n + 1 >= max)
 			return -E2BIG;
 		fields[n].key = key;
@@ -137,6 +153,36 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 	return (int)n;
 }
 
+/* Parse one line (no LF) and hand it to fn when its kind matches. */
+static int handle_line(char *line, const char *name, size_t lineno,
+		       const char *kind, records_fn fn, void *arg,
+		       struct rl_field *fields, struct strbuf *err)
+{
+	const char *k;
+	size_t col = 0;
+	int n = records_parse_line(line, &k, fields, RECORDS_MAX_FIELDS, &col);
+
+	if (n < 0) {
+		if (err)
+			strbuf_addf(err, "%s:%zu:%zu: %s", name, lineno, col,
+				    n == -E2BIG ? "too many fields"
+						: "malformed record");
+		return -EINVAL;
+	}
+	if (kind && strcmp(kind, k) != 0)
+		return 0;
+	return fn(arg, k, fields);
+}
+
+/* A record file always ends with LF: a last line without one was cut. */
+static int truncated(const char *name, size_t lineno, struct strbuf *err)
+{
+	if (err)
+		strbuf_addf(err, "%s:%zu: truncated record (no end of line)",
+			    name, lineno);
+	return -EINVAL;
+}
+
 int records_each_in(char *buf, const char *name, const char *kind,
 		    records_fn fn, void *arg, struct strbuf *err)
 {
@@ -145,39 +191,46 @@ int records_each_in(char *buf, const char *name, const char *kind,
 	char *line = buf;
 	int rc = 0;
 
-	while (line && *line) {
+	while (line && *line && rc == 0) {
 		char *nl = strchr(line, '\n');
-		const char *k;
-		size_t col = 0;
-		int n;
 
 		lineno++;
-		if (nl)
-			*nl = '\0';
-		else if (err) {
-			/* A record file always ends with LF: no LF means it was
-			 * cut short. */
-			strbuf_addf(err, "%s:%zu: truncated record (no end of line)",
-				    name, lineno);
-			rc = -EINVAL;
+		if (!nl) {
+			rc = truncated(name, lineno, err);
 			break;
 		}
-		n = records_parse_line(line, &k, fields, RECORDS_MAX_FIELDS, &col);
-		if (n < 0) {
-			if (err)
-				strbuf_addf(err, "%s:%zu:%zu: %s", name, lineno,
-					    col, n == -E2BIG ? "too many fields"
-						 : "malformed record");
-			rc = -EINVAL;
-			break;
-		}
-		if (!kind || strcmp(kind, k) == 0) {
-			rc = fn(arg, k, fields);
-			if (rc)
-				break;
-		}
-		line = nl ? nl + 1 : NULL;
+		*nl = '\0';
+		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
+		line = nl + 1;
 	}
+	free(fields);
+	return rc;
+}
+
+int records_each_stream(FILE *in, const char *name, const char *kind,
+			records_fn fn, void *arg, struct strbuf *err)
+{
+	struct rl_field *fields = xcalloc(RECORDS_MAX_FIELDS, sizeof(*fields));
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	int rc = 0;
+
+	while (rc == 0 && (len = getline(&line, &cap, in)) > 0) {
+		lineno++;
+		if (line[len - 1] != '\n') {
+			rc = truncated(name, lineno, err);
+			break;
+		}
+		line[len - 1] = '\0';
+		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
+	}
+	if (rc == 0 && ferror(in)) {
+		if (err)
+			strbuf_addf(err, "%s: read error", name);
+		rc = -EIO;
+	}
+	free(line);
 	free(fields);
 	return rc;
 }
@@ -185,15 +238,16 @@ int records_each_in(char *buf, const char *name, const char *kind,
 int records_each(const char *path, const char *kind, records_fn fn, void *arg,
 		 struct strbuf *err)
 {
-	char *buf;
-	int rc = util_read_file(path, RECORDS_MAX_FILE, &buf, NULL);
+	FILE *in = fopen(path, "re");
+	int rc;
 
-	if (rc < 0) {
+	if (!in) {
+		rc = -errno;
 		if (err)
 			strbuf_addf(err, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = records_each_in(buf, path, kind, fn, arg, err);
-	free(buf);
+	rc = records_each_stream(in, path, kind, fn, arg, err);
+	fclose(in);
 	return rc;
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "rooflined_plugin.h"
 #include "strbuf.h"
@@ -54,6 +55,10 @@ typedef int (*records_fn)(void *arg, const char *kind,
  */
 int records_each(const char *path, const char *kind, records_fn fn, void *arg,
 		 struct strbuf *err);
+
+/* The same over an open stream (read to its end; not closed). */
+int records_each_stream(FILE *in, const char *name, const char *kind,
+			records_fn fn, void *arg, struct strbuf *err);
 
 /*
  * The same over a buffer in memory (modified in place); `name` is used in

@@ -161,7 +161,7 @@ static int claim_step(struct engine *e, const struct step_row *s)
 }
 
 static int copy_records(struct engine *e, const struct step_row *s,
-			char *buf, const char *path, const char *node,
+			FILE *in, const char *path, const char *node,
 			struct strbuf *err)
 {
 	struct copy_state cs = { .e = e, .s = s, .node = node };
@@ -174,7 +174,7 @@ static int copy_records(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
-	rc = records_each_in(buf, path, NULL, copy_record, &cs, err);
+	rc = in ? records_each_stream(in, path, NULL, copy_record, &cs, err) : 0;
 	if (rc == -EINVAL) {
 		db_copy_end(e->db); /* ends the COPY; the caller rolls back */
 		goto out;
@@ -196,12 +196,20 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 		   const char *dir, const struct job_exit *ex, uid_t owner,
 		   struct strbuf *err)
 {
-	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE), *buf = NULL;
+	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
 	struct step_change c = STEP_CHANGE_NONE;
-	int rc = read_owned(path, owner, &buf), claimed;
+	FILE *in = NULL;
+	int rc = ingest_open_owned(path, owner), claimed;
 
+	if (rc >= 0) {
+		in = fdopen(rc, "r");
+		if (!in) {
+			close(rc);
+			rc = -errno;
+		}
+	}
 	if (rc == -ENOENT) {
-		buf = xstrdup(""); /* a step may emit nothing */
+		rc = 0; /* a step may emit nothing */
 	} else if (rc < 0) {
 		strbuf_addf(err, "cannot read %s: %s", path,
 			    rc == -EPERM ? "not a regular file owned by the run's user"
@@ -218,7 +226,7 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 		rc = claimed; /* 0: already ingested, nothing to do */
 		goto out;
 	}
-	rc = copy_records(e, s, buf, path, ex->node, err);
+	rc = copy_records(e, s, in, path, ex->node, err);
 	if (rc < 0)
 		goto out_rollback;
 	c.exec_node = ex->node;
@@ -236,7 +244,8 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 out_rollback:
 	db_rollback(e->db);
 out:
-	free(buf);
+	if (in)
+		fclose(in);
 	free(path);
 	return rc;
 }
