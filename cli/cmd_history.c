@@ -65,8 +65,11 @@ int cmd_history(int argc, char **argv)
 		" coalesce(to_char(ai_dram, 'FM999990.000'), '-'),"
 		" coalesce(round(pct_of_roof::numeric, 1)::text, '-'),"
 		" coalesce(verdict, ''), run_id, kernel, run_at"
-		" from kernel_trend where (kernel = $1 or kernel like $1 || '(%'"
-		" or kernel like $1 || '<%') and ($2::text is null or node = $2)"
+		" from kernel_trend where (kernel = $1"
+		/* "name(" and "name<" prefixes as ranges: the index serves them */
+		" or (kernel >= $1 || '(' and kernel < $1 || ')')"
+		" or (kernel >= $1 || '<' and kernel < $1 || '='))"
+		" and ($2::text is null or node = $2)"
 		" order by run_at desc limit $3::int) x order by run_at",
 		3, params);
 	if (!r) {

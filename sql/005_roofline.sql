@@ -12,7 +12,7 @@ create table points (
 	attempt             integer not null,
 	seq                 integer not null,
 	node                text not null,
-	kernel              text not null,
+	kernel              text collate "C" not null, -- byte order: prefix ranges use the index
 	invocation          text not null,         -- ncu launch id, or 'all'
 	invocations         integer,
 	precision           text not null,
