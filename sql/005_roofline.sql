@@ -42,62 +42,37 @@ create index points_kernel_idx on points (kernel, at) where invocation = 'all';
 create index points_run_idx on points (run_id);
 create index points_node_idx on points (node, gpu_uuid, at) where invocation = 'all';
 
-create or replace function step_records_route() returns trigger
+create function step_records_points() returns trigger
 language plpgsql as $$
 begin
-	if new.kind = 'ceiling' then
-		insert into ceilings (run_id, step, attempt, seq, node, gpu_index,
-			gpu_uuid, gpu_name, driver, cuda, cc, sm_clock_mhz,
-			mem_clock_mhz, method, name, kind, value, unit, trials, min,
-			median, max, spread_pct, geometry, ws_min_bytes, ws_max_bytes)
-		values (new.run_id, new.step, new.attempt, new.seq, new.node,
-			rl_num(new.fields, 'gpu_index')::integer,
-			new.fields ->> 'gpu_uuid', new.fields ->> 'gpu_name',
-			new.fields ->> 'driver', new.fields ->> 'cuda',
-			new.fields ->> 'cc', rl_num(new.fields, 'sm_clock_mhz'),
-			rl_num(new.fields, 'mem_clock_mhz'), new.fields ->> 'method',
-			new.fields ->> 'name', new.fields ->> 'kind',
-			rl_num(new.fields, 'value'), new.fields ->> 'unit',
-			rl_num(new.fields, 'trials')::integer, rl_num(new.fields, 'min'),
-			rl_num(new.fields, 'median'), rl_num(new.fields, 'max'),
-			rl_num(new.fields, 'spread_pct'), new.fields ->> 'geometry',
-			rl_num(new.fields, 'ws_min_bytes')::bigint,
-			rl_num(new.fields, 'ws_max_bytes')::bigint);
-	elsif new.kind = 'kernel' then
-		insert into kernel_profiles (run_id, step, attempt, seq, node, kernel,
-			invocation, gpu_name, cc, source, metrics, missing)
-		values (new.run_id, new.step, new.attempt, new.seq, new.node,
-			new.fields ->> 'kernel',
-			rl_num(new.fields, 'invocation')::integer,
-			new.fields ->> 'gpu_name', new.fields ->> 'cc',
-			new.fields ->> 'source', new.fields,
-			nullif(new.fields ->> 'missing', ''));
-	elsif new.kind = 'point' then
-		insert into points (run_id, step, attempt, seq, node, kernel,
-			invocation, invocations, precision, level, flops, bytes, ai,
-			time_s, gflops, roof_gflops, pct_of_roof, bound_level,
-			bound_ceiling, pct_of_bound, verdict, alpha,
-			partial_fma_gflops, is_primary, byte_definition, gpu_name,
-			gpu_uuid)
-		values (new.run_id, new.step, new.attempt, new.seq,
-			coalesce(nullif(new.fields ->> 'node', ''), new.node),
-			new.fields ->> 'kernel', new.fields ->> 'invocation',
-			rl_num(new.fields, 'invocations')::integer,
-			new.fields ->> 'precision', new.fields ->> 'level',
-			rl_num(new.fields, 'flops'), rl_num(new.fields, 'bytes'),
-			rl_num(new.fields, 'ai'), rl_num(new.fields, 'time_s'),
-			rl_num(new.fields, 'gflops'), rl_num(new.fields, 'roof_gflops'),
-			rl_num(new.fields, 'pct_of_roof'), new.fields ->> 'bound_level',
-			new.fields ->> 'bound_ceiling', rl_num(new.fields, 'pct_of_bound'),
-			new.fields ->> 'verdict', rl_num(new.fields, 'alpha'),
-			rl_num(new.fields, 'partial_fma_gflops'),
-			coalesce(new.fields ->> 'primary', '0') = '1',
-			new.fields ->> 'byte_definition', new.fields ->> 'gpu_name',
-			new.fields ->> 'gpu_uuid');
-	end if;
+	insert into points (run_id, step, attempt, seq, node, kernel,
+		invocation, invocations, precision, level, flops, bytes, ai,
+		time_s, gflops, roof_gflops, pct_of_roof, bound_level,
+		bound_ceiling, pct_of_bound, verdict, alpha,
+		partial_fma_gflops, is_primary, byte_definition, gpu_name,
+		gpu_uuid)
+	values (new.run_id, new.step, new.attempt, new.seq,
+		coalesce(nullif(new.fields ->> 'node', ''), new.node),
+		new.fields ->> 'kernel', new.fields ->> 'invocation',
+		rl_num(new.fields, 'invocations')::integer,
+		new.fields ->> 'precision', new.fields ->> 'level',
+		rl_num(new.fields, 'flops'), rl_num(new.fields, 'bytes'),
+		rl_num(new.fields, 'ai'), rl_num(new.fields, 'time_s'),
+		rl_num(new.fields, 'gflops'), rl_num(new.fields, 'roof_gflops'),
+		rl_num(new.fields, 'pct_of_roof'), new.fields ->> 'bound_level',
+		new.fields ->> 'bound_ceiling', rl_num(new.fields, 'pct_of_bound'),
+		new.fields ->> 'verdict', rl_num(new.fields, 'alpha'),
+		rl_num(new.fields, 'partial_fma_gflops'),
+		coalesce(new.fields ->> 'primary', '0') = '1',
+		new.fields ->> 'byte_definition', new.fields ->> 'gpu_name',
+		new.fields ->> 'gpu_uuid');
 	return new;
 end
 $$;
+
+create trigger step_records_points after insert on step_records
+	for each row when (new.kind = 'point')
+	execute function step_records_points();
 
 alter table points enable row level security;
 grant select on points to roofline_users;
