@@ -207,14 +207,24 @@ int engine_user_identity(const struct engine *e, bool facility,
 			 struct strbuf *err)
 {
 	const char *user = facility ? e->cfg->facility_user : owner;
-	struct passwd *pw = getpwnam(user);
+	struct passwd *pw;
+
+	/* A run queued through the daemon's own database role has no person
+	 * behind it: it must not run as whoever shares that name. */
+	if (!facility && strcmp(owner, db_user(e->db)) == 0) {
+		strbuf_addf(err, "run owned by the daemon's own role '%s': refusing "
+			    "to run it as anyone", owner);
+		return -EPERM;
+	}
+	pw = getpwnam(user);
 
 	if (!pw) {
 		strbuf_addf(err, "no operating-system user '%s' to run as", user);
 		return -ENOENT;
 	}
-	if (pw->pw_uid == 0) {
-		strbuf_addf(err, "refusing to run jobs as root (user '%s')", user);
+	if (pw->pw_uid == 0 || pw->pw_uid == getuid()) {
+		strbuf_addf(err, "refusing to run jobs as %s (user '%s')",
+			    pw->pw_uid == 0 ? "root" : "the daemon's user", user);
 		return -EPERM;
 	}
 	*uid = pw->pw_uid;

@@ -259,11 +259,17 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 	struct strbuf err = STRBUF_INIT;
 	struct expansion x = { 0 };
 	char name[32], id[32], *spool;
-	struct pipeline *p;
+	struct pipeline *p = NULL;
+	uid_t uid;
+	gid_t gid;
 
 	strbuf_init(&err);
 	snprintf(name, sizeof(name), "run-%ld", run_id);
 	snprintf(id, sizeof(id), "%ld", run_id);
+	if (engine_user_identity(e, facility, owner, &uid, &gid, &err) < 0) {
+		run_fail(e, run_id, err.buf);
+		goto out;
+	}
 	p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
 	if (!p || !(x.nodes = run_nodes(p, &x.n_nodes, &err))) {
 		if (err.len && err.buf[err.len - 1] == '\n')

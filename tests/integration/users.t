@@ -81,6 +81,14 @@ ok "alice cancels her own run" as alice "$BIN/roofline" cancel "$arun"
 wait_run "$arun" 30
 is "$(run_state "$arun")" cancelled "alice's run is cancelled"
 
+# -- root (the daemon's own role) cannot get a job run as anyone
+run=$(env -u ROOFLINE_DB "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>/dev/null)
+wait_run "$run" 30
+is "$(run_state "$run")" failed "a run queued by root through the daemon's role fails"
+like "$(sql "select error from runs where id = $run")" "refusing to run it as anyone" \
+	"without running anything"
+is "$(sql "select count(*) from steps where run_id = $run")" 0 "no step was created"
+
 # -- an invalid pipeline submits nothing
 before=$(sql "select count(*) from runs")
 printf 'name: bad\nsteps:\n  - { id: a, plugin: smoke, with: { mesage: x } }\n' >"$TEST_TMP/bad.yaml"
