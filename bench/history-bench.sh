@@ -45,7 +45,7 @@ select s.run_id, s.id, 1, g, s.node,
 from generate_series(0, $rows - 1) g
 join steps s on s.run_id = (g / 3) % 2000 + (select min(id) from runs)
 join runs r on r.id = s.run_id;
-analyze;
+analyze runs, steps, points;
 SQL
 echo "generated $(q -c 'select count(*) from points') points in $(( $(date +%s) - start )) s; table $(q -c "select pg_size_pretty(pg_total_relation_size('points'))")"
 
