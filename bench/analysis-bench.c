@@ -5,7 +5,8 @@
  *
  * Builds ROWS (default 1,000,000) `kernel` records in memory by repeating the
  * real rows of the KERNELS files (records the ncu_import plugin made from the
- * H100 captures) with new, unique invocation IDs, and runs the plugin on them
+ * H100 captures) with new, unique invocation IDs, after the files' `device`
+ * records (each once, as the plugin writes them), and runs the plugin on them
  * with the CEILINGS file through a stand-in host, in two ways:
  *
  *   parse+analyse  each_input parses the records text the way roofline-job
@@ -131,8 +132,8 @@ static const struct rl_host bench_host = {
 	.each_input = bench_each_input, .input_path = bench_input_path,
 };
 
-/* The kernel lines of the files, each ending in LF. */
-static size_t read_rows(char **files, int n, char ***rows)
+/* The kernel lines of the files; their device lines go to *devices. */
+static size_t read_rows(char **files, int n, char ***rows, struct strbuf *devices)
 {
 	size_t count = 0;
 
@@ -147,18 +148,24 @@ static size_t read_rows(char **files, int n, char ***rows)
 			if (strncmp(line, "kernel\t", 7) == 0) {
 				*rows = xrealloc(*rows, (count + 1) * sizeof(**rows));
 				(*rows)[count++] = xstrdup(line);
+			} else if (strncmp(line, "device\t", 7) == 0) {
+				strbuf_addf(devices, "%s\n", line);
 			}
 		free(text);
 	}
 	return count;
 }
 
-/* ROWS records: the real rows in turn, invocation = the row number. */
-static void synthesize(struct bench *b, char **rows, size_t n_rows, long n)
+/* The device records, then ROWS records: the real rows in turn,
+ * invocation = the row number. */
+static void synthesize(struct bench *b, const struct strbuf *devices, char **rows,
+		       size_t n_rows, long n)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_init(&sb);
+	if (devices->len)
+		strbuf_add(&sb, devices->buf, devices->len);
 	for (long i = 0; i < n; i++) {
 		const char *row = rows[(size_t)i % n_rows];
 		const char *inv = strstr(row, "\tinvocation=");
@@ -263,6 +270,7 @@ int main(int argc, char **argv)
 	int repeats = 5, opt;
 	bool inv = false, parse = true;
 	char **rows = NULL, *ceil;
+	struct strbuf devices = STRBUF_INIT;
 	size_t n_rows;
 
 	while ((opt = getopt(argc, argv, "n:r:iP")) != -1) {
@@ -288,15 +296,17 @@ int main(int argc, char **argv)
 	}
 	b.ceilings_text = ceil;
 	b.ceil_copy = xmalloc(strlen(ceil) + 1);
-	n_rows = read_rows(argv + optind + 1, argc - optind - 1, &rows);
+	strbuf_init(&devices);
+	n_rows = read_rows(argv + optind + 1, argc - optind - 1, &rows, &devices);
 	if (!n_rows) {
 		fprintf(stderr, "no kernel rows in the inputs\n");
 		return 1;
 	}
 	strbuf_init(&b.line);
-	synthesize(&b, rows, n_rows, n);
-	printf("input: %ld kernel records from %zu real rows, %.1f MB of records text\n",
-	       n, n_rows, b.kernels_len / 1e6);
+	synthesize(&b, &devices, rows, n_rows, n);
+	printf("input: %ld kernel records from %zu real rows (+ %.1f kB of device records), "
+	       "%.1f MB of records text\n", n, n_rows, devices.len / 1e3, b.kernels_len / 1e6);
+	strbuf_release(&devices);
 	if (parse)
 		timed(&b, false, repeats, "parse+analyse", n);
 	if (records_each_in(b.kernels_text, "profile", NULL, keep_parsed, &b.pre, NULL)) {

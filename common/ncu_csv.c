@@ -4,7 +4,9 @@
  * One pass over the buffer: fields are found with memchr, unquoted in place
  * and NUL-terminated where they are kept; fields of columns nobody selected
  * are only skipped.  That keeps 100,000 launches of a 365-column raw page
- * well under a second.
+ * well under a second.  Device property columns (ncu_csv_is_device_column)
+ * are kept only from a row whose device has not been seen yet: the raw page
+ * repeats them in every row, the table holds them once per device.
  */
 #include "ncu_csv.h"
 
@@ -26,6 +28,7 @@ static const char *const ident_names[] = {
 #define N_IDENT (sizeof(ident_names) / sizeof(ident_names[0]))
 #define IDENT_ID 0
 #define IDENT_KERNEL 1
+#define IDENT_DEVICE 9
 
 /* Column roles in a row: skip, identity field i, metric slot, details parts. */
 enum {
@@ -74,6 +77,11 @@ struct parser {
 	struct ncu_csv *t;
 	size_t cap_launches;
 	struct strmap ids;      /* details: launch ID -> index */
+	int *dev_map;           /* raw: [ncols] device property index or -1 */
+	const char **dev_names; /* raw: [n_dev_cols] their names */
+	size_t n_dev_cols;
+	long device_col;        /* the Device column, or -1 */
+	size_t cap_devices;
 	char *last_warning;     /* the last ==WARNING== line before the header */
 	long last_warning_line;
 };
@@ -370,6 +378,123 @@ int ncu_csv_number(const char *text, double *out)
 	return 0;
 }
 
+/* ---- devices ------------------------------------------------------------ */
+
+bool ncu_csv_is_device_column(const char *name)
+{
+	static const char *const prefixes[] = {
+		"device__", "nvlink__", "numa__", "c2clink__",
+	};
+	size_t i, n;
+
+	if (!name || !strchr("dnc", name[0]))
+		return false;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		n = strlen(prefixes[i]);
+		if (strncmp(name, prefixes[i], n) == 0)
+			break;
+	}
+	if (i == sizeof(prefixes) / sizeof(prefixes[0]) || !name[n])
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_.") == strlen(name);
+}
+
+/* The device whose Device column is dev (NULL: none), or SIZE_MAX. */
+static size_t find_device(const struct ncu_csv *t, const char *dev)
+{
+	size_t i;
+
+	for (i = t->n_devices; i-- > 0;) {
+		const char *d = t->devices[i].device;
+
+		if (d == dev || (d && dev && strcmp(d, dev) == 0))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* The device of launch idx, added (with no properties yet) when new. */
+static int launch_device(struct parser *ps, size_t idx)
+{
+	struct ncu_csv *t = ps->t;
+	struct ncu_csv_launch *l = &t->launches[idx];
+	size_t d = find_device(t, l->device);
+
+	if (d == SIZE_MAX) {
+		if (t->n_devices == ps->cap_devices) {
+			size_t cap = ps->cap_devices ? ps->cap_devices * 2 : 4;
+			void *a = realloc(t->devices, cap * sizeof(*t->devices));
+
+			if (!a)
+				return -ENOMEM;
+			t->devices = a;
+			ps->cap_devices = cap;
+		}
+		d = t->n_devices++;
+		memset(&t->devices[d], 0, sizeof(t->devices[d]));
+		t->devices[d].device = l->device;
+		t->devices[d].cc = l->cc;
+		t->devices[d].first_launch = idx;
+	}
+	l->device_index = d;
+	return 0;
+}
+
+/* A device property's value: NULL when missing, separators dropped. */
+static const char *device_value(char *v)
+{
+	bool commas;
+
+	if (!v || is_missing(v))
+		return NULL;
+	if (is_number(v, &commas) && commas)
+		drop_commas(v);
+	return v;
+}
+
+/* Add a property to dev unless it has it (details: a name in two sections). */
+static int device_add(struct ncu_csv_device *dev, const char *name, char *value,
+		      bool check)
+{
+	const char *v = device_value(value);
+	size_t i;
+
+	if (!v)
+		return 0;
+	for (i = 0; check && i < dev->n; i++)
+		if (strcmp(dev->names[i], name) == 0)
+			return 0;
+	if (dev->n == dev->cap) {
+		size_t cap = dev->cap ? dev->cap * 2 : 16;
+		void *a = realloc(dev->names, cap * sizeof(*dev->names));
+
+		if (!a)
+			return -ENOMEM;
+		dev->names = a;
+		a = realloc(dev->values, cap * sizeof(*dev->values));
+		if (!a)
+			return -ENOMEM;
+		dev->values = a;
+		dev->cap = cap;
+	}
+	dev->names[dev->n] = name;
+	dev->values[dev->n++] = v;
+	return 0;
+}
+
+/*
+ * Whether a raw row must keep its device property fields, decided at its
+ * first one (col): yes when its Device value is new, or not read yet.
+ */
+static int row_wants_device(const struct parser *ps, const struct row *r,
+			    size_t col)
+{
+	if (ps->device_col > (long)col)
+		return 1;
+	return find_device(ps->t, r->ident[IDENT_DEVICE]) == SIZE_MAX;
+}
+
 /* ---- launches ----------------------------------------------------------- */
 
 /* Append a launch with all metrics missing; its index in *idx. */
@@ -417,7 +542,7 @@ static int add_launch(struct parser *ps, const struct row *r, size_t *idx)
 		t->value_store[*idx * n + i] = NULL;
 		t->unit_store[*idx * n + i] = NULL;
 	}
-	return 0;
+	return launch_device(ps, *idx);
 }
 
 static bool launch_has_values(const struct parser *ps, size_t idx)
@@ -555,9 +680,12 @@ static int map_columns(struct parser *ps, char *header_at)
 		return -ENOMEM;
 	for (i = 0; i < ps->ncols; i++)
 		ps->col_map[i] = COL_SKIP;
+	ps->device_col = -1;
 	for (i = 0; i < N_IDENT; i++) {
 		long col = find_col(ps, ident_names[i]);
 
+		if (i == IDENT_DEVICE)
+			ps->device_col = col;
 		if (col >= 0)
 			ps->col_map[col] = (int)i;
 		else if (i == IDENT_ID || i == IDENT_KERNEL)
@@ -574,11 +702,21 @@ static int map_columns(struct parser *ps, char *header_at)
 		return 0;
 	}
 	ps->t->layout = NCU_CSV_RAW;
+	ps->dev_map = malloc(ps->ncols * sizeof(int));
+	ps->dev_names = malloc(ps->ncols * sizeof(char *));
+	if (!ps->dev_map || !ps->dev_names)
+		return -ENOMEM;
 	for (i = 0; i < ps->ncols; i++) {
 		size_t slot;
 
+		ps->dev_map[i] = -1;
 		if (ps->col_map[i] != COL_SKIP)
 			continue;
+		/* a selected property (display name) is kept for both */
+		if (ncu_csv_is_device_column(ps->col_names[i])) {
+			ps->dev_map[i] = (int)ps->n_dev_cols;
+			ps->dev_names[ps->n_dev_cols++] = ps->col_names[i];
+		}
 		slot = strmap_get(&ps->sel, ps->col_names[i]);
 		if (slot != SIZE_MAX)
 			ps->col_map[i] = (int)(N_IDENT + slot);
@@ -597,24 +735,32 @@ static void back_to_row(struct cursor *c, const struct row *r)
 
 /*
  * Parse one row into r (identity, details triple) and, for raw rows, the
- * kept metric fields into vals[slot] (with their positions in at[slot]).
+ * kept metric fields into vals[slot] (with their positions in at[slot]) and,
+ * when the row's device is new, its device property fields into dvals[]
+ * (*new_device set).
  */
-static int parse_row(struct parser *ps, struct row *r, char **vals, char **at)
+static int parse_row(struct parser *ps, struct row *r, char **vals, char **at,
+		     char **dvals, int *new_device)
 {
 	struct cursor *c = &ps->c;
 	size_t col;
-	int end = 0;
+	int end = 0, want = -1;
 
 	memset(r, 0, sizeof(*r));
 	r->line = c->line;
 	r->line_start = c->line_start;
 	for (col = 0; col < ps->ncols; col++) {
 		int role = ps->col_map[col];
+		int dev = ps->dev_map ? ps->dev_map[col] : -1;
 		char *f = NULL, *start = c->p;
 
-		end = parse_field(c, role != COL_SKIP, &f);
+		if (dev >= 0 && want < 0)
+			want = row_wants_device(ps, r, col);
+		end = parse_field(c, role != COL_SKIP || (dev >= 0 && want), &f);
 		if (end < 0)
 			return end;
+		if (dev >= 0 && want)
+			dvals[dev] = f;
 		if (end && col + 1 < ps->ncols) {
 			back_to_row(c, r);
 			return fail_at(c, c->p > start ? c->p - 1 : c->p,
@@ -644,6 +790,7 @@ static int parse_row(struct parser *ps, struct row *r, char **vals, char **at)
 		return fail_at(c, extra_at, "row has more fields than the header's %zu",
 			       ps->ncols);
 	}
+	*new_device = want > 0;
 	return 0;
 }
 
@@ -659,7 +806,22 @@ static int take_units(struct parser *ps, struct row *r, char **vals)
 	return 1;
 }
 
-static int store_raw(struct parser *ps, struct row *r, char **vals, char **at)
+/* A new device's properties from the row that introduced it. */
+static int fill_device(struct parser *ps, size_t idx, char **dvals)
+{
+	struct ncu_csv_device *dev = &ps->t->devices[ps->t->launches[idx].device_index];
+	size_t i;
+	int err = 0;
+
+	if (dev->first_launch != idx)
+		return 0; /* a device seen before (Device column after them) */
+	for (i = 0; !err && i < ps->n_dev_cols; i++)
+		err = device_add(dev, ps->dev_names[i], dvals[i], false);
+	return err;
+}
+
+static int store_raw(struct parser *ps, struct row *r, char **vals, char **at,
+		     char **dvals, int new_device)
 {
 	struct cursor *c = &ps->c;
 	size_t idx, i, n = ps->n_metrics;
@@ -669,6 +831,8 @@ static int store_raw(struct parser *ps, struct row *r, char **vals, char **at)
 	if (!r->ident[IDENT_ID] || !*r->ident[IDENT_ID])
 		return fail_at(c, r->line_start, "row without a launch ID");
 	err = add_launch(ps, r, &idx);
+	if (!err && new_device)
+		err = fill_device(ps, idx, dvals);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {
@@ -723,6 +887,17 @@ static int store_details(struct parser *ps, struct row *r)
 	err = find_or_add_launch(ps, r, &idx);
 	if (err)
 		return err;
+	if (r->mname && ncu_csv_is_device_column(r->mname)) {
+		struct ncu_csv_device *dev =
+			&ps->t->devices[ps->t->launches[idx].device_index];
+
+		/* from the device's first launch, as on the raw page */
+		if (dev->first_launch == idx) {
+			err = device_add(dev, r->mname, r->mvalue, true);
+			if (err)
+				return err;
+		}
+	}
 	slot = r->mname ? strmap_get(&ps->sel, r->mname) : SIZE_MAX;
 	if (slot == SIZE_MAX || ps->t->value_store[idx * n + slot])
 		return 0; /* not selected, or seen in an earlier section */
@@ -763,12 +938,13 @@ static int read_rows(struct parser *ps)
 	struct cursor *c = &ps->c;
 	size_t n = ps->n_metrics ? ps->n_metrics : 1;
 	char **vals = calloc(n, sizeof(char *)), **at = calloc(n, sizeof(char *));
+	char **dvals = calloc(ps->n_dev_cols + 1, sizeof(char *));
 	bool first = true;
 	struct cursor next;
 	struct row r;
-	int err = 0;
+	int err = 0, new_device = 0;
 
-	if (!vals || !at) {
+	if (!vals || !at || !dvals) {
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -779,7 +955,7 @@ static int read_rows(struct parser *ps)
 		if (err == 1)
 			continue;
 		memset(vals, 0, n * sizeof(char *));
-		err = parse_row(ps, &r, vals, at);
+		err = parse_row(ps, &r, vals, at, dvals, &new_device);
 		if (err < 0)
 			goto out_free;
 		/* Errors about the row's values point into the row. */
@@ -790,7 +966,7 @@ static int read_rows(struct parser *ps)
 		else if (first && take_units(ps, &r, vals))
 			err = 0;
 		else
-			err = store_raw(ps, &r, vals, at);
+			err = store_raw(ps, &r, vals, at, dvals, new_device);
 		if (err < 0)
 			goto out_free;
 		*c = next;
@@ -799,6 +975,7 @@ static int read_rows(struct parser *ps)
 out_free:
 	free(vals);
 	free(at);
+	free(dvals);
 	return err;
 }
 
@@ -900,6 +1077,8 @@ int ncu_csv_parse(char *buf, size_t len, const char *name,
 	free(ps.col_map);
 	free(ps.col_names);
 	free(ps.raw_units);
+	free(ps.dev_map);
+	free(ps.dev_names);
 	if (ret) {
 		ncu_csv_free(ps.t);
 		return ret;
@@ -975,6 +1154,11 @@ void ncu_csv_free(struct ncu_csv *t)
 	free(t->launches);
 	free(t->value_store);
 	free(t->unit_store);
+	for (size_t i = 0; i < t->n_devices; i++) {
+		free(t->devices[i].names);
+		free(t->devices[i].values);
+	}
+	free(t->devices);
 	free(t);
 }
 
@@ -1493,10 +1677,44 @@ int ncu_csv_kernel_record(const struct ncu_csv *t, size_t i,
 	add_field(rec, &n, "context", l->context);
 	add_field(rec, &n, "stream", l->stream);
 	for (k = 0; k < ncols; k++)
-		add_field(rec, &n, cols[k].metric, rec->vals[k]);
+		if (!ncu_csv_is_device_column(cols[k].metric)) /* the device record's */
+			add_field(rec, &n, cols[k].metric, rec->vals[k]);
 	add_field(rec, &n, "missing", missing);
 	if (*rounded)
 		add_field(rec, &n, "rounded", rounded);
+	rec->fields[n].key = NULL;
+	rec->fields[n].value = NULL;
+	return 0;
+}
+
+int ncu_csv_device_record(const struct ncu_csv *t, size_t d,
+			  const struct rl_field *extra,
+			  struct ncu_csv_record *rec)
+{
+	const struct ncu_csv_device *dev = &t->devices[d];
+	const char *name = NULL;
+	size_t n = 0, k, n_extra = 0, props = dev->n;
+
+	while (extra && extra[n_extra].key)
+		n_extra++;
+	if (props > NCU_CSV_MAX_DEVICE_FIELDS)
+		props = NCU_CSV_MAX_DEVICE_FIELDS;
+	if (record_reserve(rec, 6 + n_extra + props, 32, 1))
+		return -ENOMEM;
+	for (k = 0; k < dev->n && !name; k++)
+		if (strcmp(dev->names[k], "device__attribute_display_name") == 0)
+			name = dev->values[k];
+	add_field(rec, &n, "gpu_index", dev->device);
+	add_field(rec, &n, "gpu_name", name);
+	add_field(rec, &n, "cc", dev->cc);
+	for (k = 0; k < n_extra; k++)
+		add_field(rec, &n, extra[k].key, extra[k].value);
+	for (k = 0; k < props; k++)
+		add_field(rec, &n, dev->names[k], dev->values[k]);
+	if (props < dev->n) {
+		snprintf(rec->text, 32, "%zu", dev->n - props);
+		add_field(rec, &n, "dropped", rec->text);
+	}
 	rec->fields[n].key = NULL;
 	rec->fields[n].value = NULL;
 	return 0;

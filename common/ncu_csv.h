@@ -30,6 +30,16 @@
  * empty values, and metrics the file lacks, are NULL: the caller records them
  * as missing.
  *
+ * Device properties: a column whose name starts with "device__" (the GPU's
+ * attributes, device__attribute_*), "nvlink__", "numa__" or "c2clink__" (its
+ * links and NUMA placement) describes the GPU, not the launch: the raw page
+ * repeats the same ~190 of them in every row (ncu_csv_is_device_column()).
+ * The reader keeps them once per distinct device (the Device column): the
+ * values of the first launch on it (on the details page, that launch's rows
+ * of such metrics, if any), in struct ncu_csv_device.  Everything
+ * else with "__" in its name (metrics, launch__*, profiler__*) belongs to the
+ * launch.
+ *
  * The file is parsed in place in one buffer that the table owns; all strings
  * handed out point into it and live until ncu_csv_free().
  */
@@ -60,11 +70,24 @@ struct ncu_csv_launch {
 	const char *grid;
 	const char *device;   /* ncu's device index */
 	const char *cc;       /* "9.0" */
+	size_t device_index;  /* its device: the table's devices[device_index] */
 	/* [n_metrics] in the caller's order: value text or NULL (missing). */
 	const char **values;
 	/* [n_metrics]: the unit text ("" for none) or NULL when missing. */
 	const char **units;
 	long line;            /* 1-based line of the (first) row in the file */
+};
+
+/* One distinct device (GPU) of the launches, from the first launch on it. */
+struct ncu_csv_device {
+	const char *device;   /* the Device column (ncu's index); NULL: no column */
+	const char *cc;       /* the CC column, or NULL */
+	const char **names;   /* [n] device property columns, in file order */
+	const char **values;  /* [n] their values (text, thousands separators
+	                         removed); properties printed n/a or empty are
+	                         left out */
+	size_t n, cap;        /* cap: the reader's */
+	size_t first_launch;  /* index of the first launch on it */
 };
 
 struct ncu_csv {
@@ -74,6 +97,8 @@ struct ncu_csv {
 	size_t n_launches;
 	struct ncu_csv_launch *launches;
 	size_t skipped_lines;      /* non-CSV lines (ncu messages, program output) */
+	size_t n_devices;          /* distinct Device values, in order of appearance */
+	struct ncu_csv_device *devices;
 	/* storage behind the launches' values/units (owned) */
 	const char **value_store;
 	const char **unit_store;
@@ -118,6 +143,13 @@ int ncu_csv_to_base(const char *unit, const char *value, double *out,
 
 /* Parse a value the reader kept (no separators) as a double; 0 or -EINVAL. */
 int ncu_csv_number(const char *text, double *out);
+
+/*
+ * True when a column of that name is a property of the device rather than
+ * of the launch: it starts with "device__", "nvlink__", "numa__" or
+ * "c2clink__" and is a metric name ([A-Za-z0-9_.] only).
+ */
+bool ncu_csv_is_device_column(const char *name);
 
 /* ---- the metric table (etc/ncu-metrics.tsv) ------------------------------
  *
@@ -179,12 +211,19 @@ bool ncu_csv_arch_of_cc(const char *cc, char *buf, size_t size);
 
 /* ---- kernel records -------------------------------------------------------
  *
+ * A `device` record per distinct device, before the kernel records:
+ * gpu_index (the Device column), gpu_name (device__attribute_display_name),
+ * cc, the caller's extra fields, then every device property column the file
+ * has (ncu_csv_is_device_column()) under its ncu name.
+ *
  * A `kernel` record per launch: kernel (the name as ncu printed it),
  * invocation (ncu's launch ID), gpu_index, gpu_name, cc, grid, block, the
  * caller's extra fields (source, ncu_version...), sm_clock_hz and
  * dram_clock_hz (the metrics of roles sm_clock_hz/dram_clock_hz), process,
  * pid, host, context, stream, then every collected metric under its ncu name
- * with its value in ncu's base units, then `missing` (the collected metrics
+ * with its value in ncu's base units - except device properties, which are
+ * the device record's (a collected one still gives gpu_name and is still
+ * listed in `missing` when absent) - then `missing` (the collected metrics
  * the launch lacks, comma-separated) and, when a value was printed with a
  * unit prefix and converted, `rounded` (those metrics: ncu rounded them).
  */
@@ -212,6 +251,17 @@ struct ncu_csv_record {
  */
 int ncu_csv_kernel_record(const struct ncu_csv *t, size_t i,
 			  const struct ncu_csv_column *cols, size_t ncols,
+			  const struct rl_field *extra,
+			  struct ncu_csv_record *rec);
+
+/*
+ * Fill rec with device d's record (d < t->n_devices).  extra: fields to add
+ * after gpu_index, gpu_name and cc (NULL-terminated, borrowed; may be NULL).
+ * At most NCU_CSV_MAX_DEVICE_FIELDS properties are written (a records line
+ * holds at most 512 fields); `dropped` counts any left out.  0 or -ENOMEM.
+ */
+#define NCU_CSV_MAX_DEVICE_FIELDS 480
+int ncu_csv_device_record(const struct ncu_csv *t, size_t d,
 			  const struct rl_field *extra,
 			  struct ncu_csv_record *rec);
 

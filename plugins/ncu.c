@@ -10,11 +10,13 @@
  * SET is the GPU architecture's rows of the metric table (etc/ncu-metrics.tsv:
  * data, not code).  With --log-file, ncu writes its own lines and the CSV
  * table into OUT/ncu.csv, while the profiled program's stdout and stderr go
- * to OUT/program.log.  The table is parsed (common/ncu_csv.h) and every
- * launch becomes a `kernel` record (every collected metric under its ncu
- * name, in ncu's base units, exact text; `missing` lists what ncu did not
- * deliver: ncu drops metric names it does not know without an error), then
- * one `collect_summary` record.  Anything wrong - ncu or the program failing,
+ * to OUT/program.log.  The table is parsed (common/ncu_csv.h); every GPU
+ * becomes a `device` record (the raw page's device__attribute_*, nvlink__*,
+ * numa__*, c2clink__* columns, once), every launch a `kernel` record (every
+ * collected metric but those device properties under its ncu name, in ncu's
+ * base units, exact text; `missing` lists what ncu did not deliver: ncu
+ * drops metric names it does not know without an error), then one
+ * `collect_summary` record.  Anything wrong - ncu or the program failing,
  * an ==ERROR== line, a damaged table, a launch without values - fails the
  * step and emits nothing, so no partial profile is ever stored.
  *
@@ -541,6 +543,7 @@ static void summarize(const struct ncu_csv *t, const struct ncu_csv_column *cols
 	}
 }
 
+/* The device records, then the kernel records. */
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_csv_column *cols, size_t ncols,
 			const char *version)
@@ -552,6 +555,11 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	size_t i;
 	int err = 0;
 
+	for (i = 0; !err && i < t->n_devices; i++) {
+		err = ncu_csv_device_record(t, i, extra, &rec);
+		if (!err)
+			err = rl_emit(ctx, "device", rec.fields);
+	}
 	for (i = 0; !err && i < t->n_launches; i++) {
 		err = ncu_csv_kernel_record(t, i, cols, ncols, extra, &rec);
 		if (!err)

@@ -4,13 +4,15 @@
  * For users who already have reports: `ncu --csv ... > x.csv` (details page,
  * ncu's default), `ncu --csv --page raw`, or `ncu -i x.ncu-rep --csv [--page
  * raw]`, with or without --print-units base.  The file (an RL_OPT_PATH inside
- * the run directory) is parsed with common/ncu_csv.h; every launch becomes a
- * `kernel` record like the ncu plugin's, with source=ncu-import, holding the
- * metrics of the metric table (etc/ncu-metrics.tsv) that the file has for the
- * launch's architecture (its CC column).  Nothing is invented: the default-set
- * metrics the file lacks are listed in `missing`; values that ncu printed
- * with a unit prefix (default units: "4.61 Kbyte") are converted to base
- * units and listed in `rounded`, since ncu rounded them.  CSV exports do not
+ * the run directory) is parsed with common/ncu_csv.h; every distinct GPU
+ * becomes a `device` record (its device__attribute_*, nvlink__*, numa__*,
+ * c2clink__* columns, once) and every launch a `kernel` record like the ncu
+ * plugin's, with source=ncu-import, holding the metrics of the metric table
+ * (etc/ncu-metrics.tsv) that the file has for the launch's architecture (its
+ * CC column).  Nothing is invented: the default-set metrics the file lacks
+ * are listed in `missing`; values that ncu printed with a unit prefix
+ * (default units: "4.61 Kbyte") are converted to base units and listed in
+ * `rounded`, since ncu rounded them.  CSV exports do not
  * say which ncu wrote them: ncu_version comes from the option of that name,
  * or is missing.  A damaged file fails the step and emits nothing.
  */
@@ -213,6 +215,7 @@ static const char *launch_arch(struct rl_ctx *ctx, const struct ncu_csv_launch *
 	return buf;
 }
 
+/* The device records, then the kernel records. */
 static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 			struct import_job *j, long *passes)
 {
@@ -227,6 +230,11 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 	int err = 0;
 
 	*passes = -1;
+	for (i = 0; !err && i < j->csv->n_devices; i++) {
+		err = ncu_csv_device_record(j->csv, i, extra, &rec);
+		if (!err)
+			err = rl_emit(ctx, "device", rec.fields);
+	}
 	for (i = 0; !err && i < j->csv->n_launches; i++) {
 		const struct ncu_csv_launch *l = &j->csv->launches[i];
 		char arch[8];

@@ -684,11 +684,250 @@ static void test_kernel_record(void **state)
 	assert_string_equal(field(&rec, SASS "dadd_pred_on.sum"), "10485760000");
 	assert_string_equal(field(&rec, "missing"), "l1tex__lsu_writeback_active_mem_lgds.sum");
 	assert_null(field(&rec, "rounded"));
-	for (i = 0; i < s.n; i++)
-		assert_non_null(field(&rec, s.names[i]));
+	/* every metric of the set, but the display name: the device record's */
+	for (i = 0; i < s.n; i++) {
+		if (ncu_csv_is_device_column(s.names[i]))
+			assert_null(field(&rec, s.names[i]));
+		else
+			assert_non_null(field(&rec, s.names[i]));
+	}
+	assert_null(field(&rec, "device__attribute_display_name"));
 	ncu_csv_record_release(&rec);
 	ncu_csv_free(t);
 	free_set(&s);
+}
+
+static size_t n_fields(const struct ncu_csv_record *rec)
+{
+	size_t n = 0;
+
+	while (rec->fields[n].key)
+		n++;
+	return n;
+}
+
+/* The naive count of the header's columns of device properties. */
+static size_t naive_device_columns(const char *file)
+{
+	static const char *const prefixes[] = {
+		"\"device__", "\"nvlink__", "\"numa__", "\"c2clink__",
+	};
+	char *text = read_text(path_of(file)), *hdr = strstr(text, "\"ID\",");
+	char *end = strchr(hdr, '\n'), *p;
+	size_t n = 0, k;
+
+	for (p = hdr; p && p < end; p = strstr(p + 1, ",\""))
+		for (k = 0; k < 4; k++)
+			n += strncmp(p + (*p == ','), prefixes[k], strlen(prefixes[k])) == 0;
+	free(text);
+	return n;
+}
+
+/* The raw page's ~190 GPU constants: once, from the first launch. */
+static void test_devices(void **state)
+{
+	static const char *const files[] = { "kernel_abc.raw.csv", "gsrb.raw.csv",
+					     "dgemm.raw.csv", "kernel_abc.sol.raw.csv" };
+	const struct rl_field extra[] = { { "source", "ncu" }, { NULL, NULL } };
+	struct ncu_csv_record rec = { 0 };
+	struct set s;
+	size_t f, i;
+
+	(void)state;
+	load_set(&s, "90", NULL, 0);
+	for (f = 0; f < 4; f++) {
+		struct ncu_csv *t = parse_fixture(files[f], &s);
+		const struct ncu_csv_device *d = &t->devices[0];
+		size_t want = naive_device_columns(files[f]);
+
+		assert_int_equal(t->n_devices, 1);
+		assert_string_equal(d->device, "0");
+		assert_string_equal(d->cc, "9.0");
+		assert_int_equal(d->first_launch, 0);
+		/* 166 device__attribute_*, 18 nvlink__, 4 numa__, 2 c2clink__ */
+		assert_int_equal(want, 190);
+		assert_int_equal(d->n, want);
+		for (i = 0; i < t->n_launches; i++)
+			assert_int_equal(t->launches[i].device_index, 0);
+		for (i = 0; i < d->n; i++) {
+			char v[256];
+
+			assert_true(ncu_csv_is_device_column(d->names[i]));
+			naive_value(files[f], t->launches[0].kernel, d->names[i], v, sizeof(v));
+			assert_string_equal(d->values[i], v);
+		}
+		assert_int_equal(ncu_csv_device_record(t, 0, extra, &rec), 0);
+		assert_string_equal(rec.fields[0].key, "gpu_index");
+		assert_string_equal(rec.fields[0].value, "0");
+		assert_string_equal(rec.fields[1].key, "gpu_name");
+		assert_string_equal(rec.fields[1].value, "NVIDIA H100 80GB HBM3");
+		assert_string_equal(rec.fields[2].key, "cc");
+		assert_string_equal(rec.fields[3].key, "source");
+		assert_int_equal(n_fields(&rec), 4 + want);
+		assert_string_equal(field(&rec, "device__attribute_multiprocessor_count"), "132");
+		assert_string_equal(field(&rec, "device__attribute_display_name"),
+				    "NVIDIA H100 80GB HBM3");
+		ncu_csv_free(t);
+	}
+	ncu_csv_record_release(&rec);
+	free_set(&s);
+}
+
+static void test_device_columns(void **state)
+{
+	(void)state;
+	assert_true(ncu_csv_is_device_column("device__attribute_display_name"));
+	assert_true(ncu_csv_is_device_column("nvlink__dev0Id"));
+	assert_true(ncu_csv_is_device_column("numa__id_cpu"));
+	assert_true(ncu_csv_is_device_column("c2clink__present"));
+	assert_false(ncu_csv_is_device_column("device__"));
+	assert_false(ncu_csv_is_device_column("device__attribute x"));
+	assert_false(ncu_csv_is_device_column("Device"));
+	assert_false(ncu_csv_is_device_column("dram__bytes.sum"));
+	assert_false(ncu_csv_is_device_column("launch__device_id"));
+	assert_false(ncu_csv_is_device_column("launch__sm_count"));
+	assert_false(ncu_csv_is_device_column("profiler__replayer_passes"));
+	assert_false(ncu_csv_is_device_column("sm__cycles_elapsed.avg.per_second"));
+	assert_false(ncu_csv_is_device_column("dram__cycles_elapsed.avg.per_second"));
+	assert_false(ncu_csv_is_device_column(NULL));
+}
+
+/* Two GPUs; separators, n/a; the Device column before or after them. */
+static void test_devices_synthetic(void **state)
+{
+	static const char *const m[] = { "dram__bytes.sum", "device__attribute_display_name" };
+	const struct ncu_csv_column cols[] = {
+		{ "dram__bytes.sum", "bytes_dram", 0 },
+		{ "device__attribute_display_name", "gpu_name", 1 },
+	};
+	struct ncu_csv_record rec = { 0 };
+	char err[NCU_CSV_ERRLEN];
+	struct ncu_csv *t;
+	int rc;
+
+	(void)state;
+	t = parse_text("\"ID\",\"Kernel Name\",\"Device\",\"CC\",\"device__attribute_display_name\","
+		       "\"device__attribute_clock_rate\",\"nvlink__count_logical\",\"numa__id_cpu\","
+		       "\"dram__bytes.sum\"\n"
+		       "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"byte\"\n"
+		       "\"0\",\"k\",\"0\",\"9.0\",\"GPU A\",\"1,980,000\",\"n/a\",\"0\",\"10\"\n"
+		       "\"1\",\"k\",\"1\",\"8.0\",\"GPU B\",\"1,410,000\",\"12\",\"1\",\"20\"\n"
+		       "\"2\",\"k\",\"0\",\"9.0\",\"GPU A2\",\"1\",\"1\",\"1\",\"30\"\n",
+		       m, 2, err, &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(t->n_devices, 2);
+	assert_string_equal(t->devices[0].device, "0");
+	assert_string_equal(t->devices[1].device, "1");
+	assert_string_equal(t->devices[1].cc, "8.0");
+	assert_int_equal(t->devices[1].first_launch, 1);
+	assert_int_equal(t->launches[2].device_index, 0);
+	/* n/a left out; the first launch's values */
+	assert_int_equal(t->devices[0].n, 3);
+	assert_string_equal(t->devices[0].names[1], "device__attribute_clock_rate");
+	assert_string_equal(t->devices[0].values[1], "1980000");
+	assert_string_equal(t->devices[0].names[2], "numa__id_cpu");
+	assert_int_equal(t->devices[1].n, 4);
+	assert_string_equal(t->devices[1].values[2], "12");
+	/* the launch keeps its own value of a collected property */
+	assert_string_equal(t->launches[2].values[1], "GPU A2");
+	assert_int_equal(ncu_csv_device_record(t, 1, NULL, &rec), 0);
+	assert_string_equal(field(&rec, "gpu_index"), "1");
+	assert_string_equal(field(&rec, "gpu_name"), "GPU B");
+	assert_string_equal(field(&rec, "cc"), "8.0");
+	assert_string_equal(field(&rec, "device__attribute_clock_rate"), "1410000");
+	assert_int_equal(n_fields(&rec), 3 + 4);
+	assert_int_equal(ncu_csv_kernel_record(t, 1, cols, 2, NULL, &rec), 0);
+	assert_string_equal(field(&rec, "gpu_index"), "1");
+	assert_string_equal(field(&rec, "gpu_name"), "GPU B");
+	assert_string_equal(field(&rec, "dram__bytes.sum"), "20");
+	assert_null(field(&rec, "device__attribute_display_name"));
+	assert_null(field(&rec, "device__attribute_clock_rate"));
+	assert_string_equal(field(&rec, "missing"), "");
+	ncu_csv_free(t);
+
+	/* Device after the properties; no CC column */
+	t = parse_text("\"ID\",\"Kernel Name\",\"device__attribute_clock_rate\",\"Device\","
+		       "\"dram__bytes.sum\"\n"
+		       "\"0\",\"k\",\"5\",\"0\",\"1\"\n\"1\",\"k\",\"6\",\"0\",\"1\"\n"
+		       "\"2\",\"k\",\"7\",\"1\",\"1\"\n",
+		       m, 1, err, &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(t->n_devices, 2);
+	assert_string_equal(t->devices[0].values[0], "5");
+	assert_string_equal(t->devices[1].values[0], "7");
+	assert_null(t->devices[1].cc);
+	ncu_csv_free(t);
+
+	/* No Device column: one device without an index */
+	t = parse_text("\"ID\",\"Kernel Name\",\"numa__id_cpu\",\"dram__bytes.sum\"\n"
+		       "\"0\",\"k\",\"3\",\"1\"\n\"1\",\"k\",\"4\",\"1\"\n",
+		       m, 1, err, &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(t->n_devices, 1);
+	assert_null(t->devices[0].device);
+	assert_string_equal(t->devices[0].values[0], "3");
+	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
+	assert_null(field(&rec, "gpu_index"));
+	assert_string_equal(field(&rec, "numa__id_cpu"), "3");
+	ncu_csv_free(t);
+
+	/* Details page: properties from their rows, each once; without the
+	 * display name, the kernel record lists it missing */
+	t = parse_text("\"ID\",\"Kernel Name\",\"Device\",\"CC\",\"Metric Name\",\"Metric Unit\","
+		       "\"Metric Value\"\n"
+		       "\"0\",\"k\",\"0\",\"9.0\",\"device__attribute_clock_rate\",\"\",\"1,980,000\"\n"
+		       "\"0\",\"k\",\"0\",\"9.0\",\"dram__bytes.sum\",\"byte\",\"4,608\"\n"
+		       "\"1\",\"k\",\"0\",\"9.0\",\"device__attribute_clock_rate\",\"\",\"7\"\n"
+		       "\"1\",\"k\",\"0\",\"9.0\",\"dram__bytes.sum\",\"byte\",\"10\"\n",
+		       m, 2, err, &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(t->n_devices, 1);
+	assert_int_equal(t->devices[0].n, 1);
+	assert_string_equal(t->devices[0].values[0], "1980000");
+	assert_int_equal(ncu_csv_kernel_record(t, 1, cols, 2, NULL, &rec), 0);
+	assert_null(field(&rec, "gpu_name"));
+	assert_string_equal(field(&rec, "missing"), "device__attribute_display_name");
+	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
+	assert_null(field(&rec, "gpu_name"));
+	assert_string_equal(field(&rec, "device__attribute_clock_rate"), "1980000");
+	ncu_csv_free(t);
+	ncu_csv_record_release(&rec);
+}
+
+/* More properties than a records line holds: the rest counted. */
+static void test_device_record_cap(void **state)
+{
+	static const char *const m[] = { "dram__bytes.sum" };
+	size_t n = NCU_CSV_MAX_DEVICE_FIELDS + 10, i, len = 0, cap = n * 40 + 256;
+	char *text = malloc(cap), err[NCU_CSV_ERRLEN];
+	struct ncu_csv_record rec = { 0 };
+	struct ncu_csv *t;
+	int rc;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "\"ID\",\"Kernel Name\",\"dram__bytes.sum\"");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, ",\"device__attribute_a%zu\"", i);
+	len += (size_t)snprintf(text + len, cap - len, "\n\"0\",\"k\",\"1\"");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len, ",\"%zu\"", i);
+	snprintf(text + len, cap - len, "\n");
+	t = parse_text(text, m, 1, err, &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(t->devices[0].n, n);
+	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
+	assert_int_equal(n_fields(&rec), NCU_CSV_MAX_DEVICE_FIELDS + 1);
+	assert_string_equal(field(&rec, "dropped"), "10");
+	assert_null(field(&rec, "gpu_index"));
+	ncu_csv_record_release(&rec);
+	ncu_csv_free(t);
+	free(text);
 }
 
 /* ---- the table ---------------------------------------------------------------- */
@@ -798,6 +1037,10 @@ int main(void)
 		cmocka_unit_test(test_na_one_value),
 		cmocka_unit_test(test_unknown_metric_missing),
 		cmocka_unit_test(test_kernel_record),
+		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_device_columns),
+		cmocka_unit_test(test_devices_synthetic),
+		cmocka_unit_test(test_device_record_cap),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_units_and_cc),
 	};

@@ -186,16 +186,30 @@ static double details_value(const char *file, const char *metric, const char *un
 static void test_raw_export(void **state)
 {
 	struct world *w = *state;
-	char *a, *sum, want[64];
+	char *a, *sum, *dev, want[64];
 
 	assert_int_equal(import(w, "kernel_abc.import-raw.csv"), RL_OK);
-	assert_int_equal(w->h.n_records, 4);
+	/* the device first, once; then a kernel per launch; the summary */
+	assert_int_equal(w->h.n_records, 5);
+	assert_true(strncmp(w->h.records.buf, "device\t", 7) == 0);
+	assert_null(record(w, "device", 1));
+	dev = record(w, "device", 0);
+	assert_string_equal(get(dev, "gpu_index"), "0");
+	assert_string_equal(get(dev, "gpu_name"), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(get(dev, "cc"), "9.0");
+	assert_string_equal(get(dev, "source"), "ncu-import");
+	assert_string_equal(get(dev, "file"), "kernel_abc.import-raw.csv");
+	assert_string_equal(get(dev, "device__attribute_multiprocessor_count"), "132");
+	assert_string_equal(get(dev, "device__attribute_compute_capability_major"), "9");
+	free(dev);
 	a = record(w, "kernel", 0);
 	assert_string_equal(get(a, "kernel"), "kernel_A(double *, long, double)");
 	assert_string_equal(get(a, "source"), "ncu-import");
 	assert_string_equal(get(a, "file"), "kernel_abc.import-raw.csv");
 	assert_null(get(a, "ncu_version")); /* a CSV does not say */
 	assert_string_equal(get(a, "missing"), "");
+	assert_string_equal(get(a, "gpu_name"), "NVIDIA H100 80GB HBM3");
+	assert_null(get(a, "device__attribute_display_name")); /* the device's */
 	snprintf(want, sizeof(want), "%ld", 4096L * 256 * 10000);
 	assert_string_equal(get(a, SASS_DADD), want);
 	free(a);
@@ -239,6 +253,13 @@ static void test_details_base_equals_raw(void **state)
 		free(raw[k]);
 		free(det[k]);
 	}
+	/* the details page has the one property its set collected */
+	raw[0] = record(w, "device", 0);
+	assert_string_equal(get(raw[0], "gpu_name"), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(get(raw[0], "device__attribute_display_name"),
+			    "NVIDIA H100 80GB HBM3");
+	assert_null(get(raw[0], "device__attribute_multiprocessor_count"));
+	free(raw[0]);
 }
 
 /* ncu's default units: converted to base units, flagged as rounded. */
@@ -291,7 +312,7 @@ static void test_other_sets(void **state)
 	char *a;
 
 	assert_int_equal(import(w, "gsrb.both-defs.raw.csv"), RL_OK);
-	assert_int_equal(w->h.n_records, 19);
+	assert_int_equal(w->h.n_records, 20); /* device, 18 kernels, summary */
 	a = record(w, "kernel", 0);
 	assert_string_equal(get(a, "missing"), "sm__inst_executed_pipe_tensor.sum");
 	assert_non_null(get(a, "lts__lts2xbar_cycles_active.sum"));

@@ -321,11 +321,25 @@ static void test_command_line(void **state)
 static void test_records(void **state)
 {
 	struct world *w = *state;
-	char *a, *sum, *prog;
+	char *a, *sum, *prog, *dev;
+	const char *head;
 	char want[64], log_path[400];
 
 	assert_int_equal(run_plugin(w), RL_OK);
-	assert_int_equal(w->h.n_records, 4);
+	/* one device, three kernels, the summary */
+	assert_int_equal(w->h.n_records, 5);
+	assert_true(strncmp(w->h.records.buf, "device\t", 7) == 0); /* first */
+	assert_null(record(w, "device", 1));
+	dev = record(w, "device", 0);
+	assert_non_null(dev);
+	head = "gpu_index=0\ngpu_name=NVIDIA H100 80GB HBM3\ncc=9.0\n";
+	assert_true(strncmp(dev, head, strlen(head)) == 0);
+	assert_string_equal(get(dev, "source"), "ncu");
+	assert_string_equal(get(dev, "ncu_version"), "2025.3.1.0");
+	assert_string_equal(get(dev, "device__attribute_display_name"), "NVIDIA H100 80GB HBM3");
+	assert_string_equal(get(dev, "device__attribute_multiprocessor_count"), "132");
+	assert_string_equal(get(dev, "nvlink__max_count"), "18");
+	free(dev);
 	a = record(w, "kernel", 0);
 	assert_non_null(a);
 	assert_string_equal(get(a, "kernel"), "kernel_A(double *, long, double)");
@@ -335,6 +349,10 @@ static void test_records(void **state)
 	assert_string_equal(get(a, "gpu_name"), "NVIDIA H100 80GB HBM3");
 	assert_string_equal(get(a, "cc"), "9.0");
 	assert_string_equal(get(a, "missing"), "");
+	/* device properties are the device record's, collected or not */
+	assert_null(get(a, "device__attribute_display_name"));
+	assert_null(get(a, "device__attribute_multiprocessor_count"));
+	assert_string_equal(get(a, "profiler__replayer_passes"), "3");
 	/* 4096 blocks x 256 threads x 10000 adds */
 	snprintf(want, sizeof(want), "%ld", 4096L * 256 * 10000);
 	assert_string_equal(get(a, SASS_DADD), want);
@@ -463,7 +481,7 @@ static void test_arch_auto(void **state)
 	setenv("PATH", path, 1);
 	w->cfg.arch = (char *)(uintptr_t)"auto";
 	assert_int_equal(run_plugin(w), RL_OK);
-	assert_int_equal(w->h.n_records, 4);
+	assert_int_equal(w->h.n_records, 5);
 	write_script(smi, "#!/bin/sh\necho 'No devices were found'\n");
 	w->h.n_records = 0;
 	expect_fail(w, "set the option arch");
