@@ -126,7 +126,9 @@ endif
 UNIT_TESTS := $(basename $(notdir $(wildcard tests/unit/test_*.c)))
 UNIT_BINS  := $(foreach t,$(UNIT_TESTS),$(B)/tests/$(t))
 
-$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(call OBJ,$(COMMON_SRC))
+# Every unit test links the stand-in host that plugin tests run plugins against.
+$(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o \
+                   $(call OBJ,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) -lcmocka -ldl -lm
 

@@ -17,9 +17,10 @@ PIPELINE_OBJS := $(B)/obj/daemon/pipeline.o $(B)/obj/daemon/plugin_check.o \
 $(B)/bin/roofline: $(PIPELINE_OBJS)
 $(B)/bin/rooflined: $(PIPELINE_OBJS)
 
-# Unit tests: the Makefile links $(COMMON_SRC) objects plus $(TEST_LIBS_x);
-# extra objects come in as prerequisites.  test_pipeline loads the smoke
-# plugin and the test plugins (order-only: built, not linked).
+# Unit tests: the Makefile links tests/unit/stub_host.o (the stand-in host)
+# and $(COMMON_SRC) objects plus $(TEST_LIBS_x); extra objects come in as
+# prerequisites.  test_pipeline loads the smoke plugin and the test plugins
+# (order-only: built, not linked).
 TEST_LIBS_yaml_tree := -lyaml
 TEST_LIBS_pipeline  := -lyaml
 $(B)/tests/test_yaml_tree: $(B)/obj/common/yaml_tree.o

@@ -21,60 +21,12 @@
 #include <cmocka.h>
 
 #include "../../plugins/ert.c"
+#include "stub_host.h"
 
 #define FIXTURE "tests/fixtures/ert/h100-quick.tsv"
 
-/* ---- a stand-in host that keeps records and log lines in memory ---- */
-
-struct saved_rec {
-	char kind[32];
-	char text[8192]; /* "\tkey=value" for each field */
-};
-
-struct stub {
-	struct saved_rec *recs;
-	size_t n;
-	char log[16384];
-};
-
-static void stub_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct stub *s = ctx->host_data;
-	size_t len = strlen(s->log);
-
-	(void)level;
-	vsnprintf(s->log + len, sizeof(s->log) - len, fmt, ap);
-	len = strlen(s->log);
-	snprintf(s->log + len, sizeof(s->log) - len, "\n");
-}
-
-static int stub_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
-{
-	struct stub *s = ctx->host_data;
-	struct saved_rec *r;
-
-	s->recs = realloc(s->recs, (s->n + 1) * sizeof(*s->recs));
-	assert_non_null(s->recs);
-	r = &s->recs[s->n++];
-	snprintf(r->kind, sizeof(r->kind), "%s", kind);
-	r->text[0] = '\0';
-	for (; fields->key; fields++)
-		snprintf(r->text + strlen(r->text), sizeof(r->text) - strlen(r->text),
-			 "\t%s=%s", fields->key, fields->value);
-	return 0;
-}
-
-static const struct rl_host stub_host = {
-	.size = sizeof(struct rl_host),
-	.log = stub_log,
-	.emit = stub_emit,
-};
-
 struct fixture {
-	struct stub stub;
-	struct rl_ctx ctx;
+	struct stub_host h;
 	struct ert_config cfg;
 	char dir[64];
 	char *prec_default[4], *lvl_default[4];
@@ -89,12 +41,9 @@ static int setup(void **state)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_ert_XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	f->ctx.host = &stub_host;
-	f->ctx.host_data = &f->stub;
-	f->ctx.out_dir = f->dir;
-	f->ctx.run_dir = f->dir;
-	f->ctx.step_id = "ceilings";
-	f->ctx.node = "testnode";
+	stub_host_init(&f->h, f->dir, f->dir);
+	f->h.ctx.step_id = "ceilings";
+	f->h.ctx.node = "testnode";
 	f->cfg.precisions = (struct rl_strlist){ 4, prec };
 	f->cfg.levels = (struct rl_strlist){ 4, lvl };
 	f->cfg.timeout_s = 60;
@@ -116,7 +65,7 @@ static int teardown(void **state)
 		unlink(path);
 	}
 	rmdir(f->dir);
-	free(f->stub.recs);
+	stub_host_release(&f->h);
 	free(f);
 	return 0;
 }
@@ -127,9 +76,9 @@ static enum rl_result run_plugin(struct fixture *f)
 	void *st = NULL;
 	enum rl_result r;
 
-	if (ert_init(&f->ctx, &f->cfg, &st) < 0)
+	if (ert_init(&f->h.ctx, &f->cfg, &st) < 0)
 		return (enum rl_result)-1;
-	r = ert_run(&f->ctx, &f->cfg, st);
+	r = ert_run(&f->h.ctx, &f->cfg, st);
 	ert_fini(st);
 	return r;
 }
@@ -195,26 +144,33 @@ static size_t fixture_count(const char *type)
 	return n;
 }
 
-static const struct saved_rec *find_rec(const struct stub *s, const char *kind,
-					const char *name)
+/* An emitted record of the kind asked for, as "\tkey=value" text. */
+struct named {
+	const char *name;
+	char text[8192];
+};
+
+static int named_fn(void *arg, const char *kind, const struct rl_field *fields)
 {
+	struct named *n = arg;
 	char buf[64];
 
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->recs[i].kind, kind) &&
-		    get(s->recs[i].text, "name", buf, sizeof(buf)) &&
-		    !strcmp(buf, name))
-			return &s->recs[i];
-	return NULL;
+	(void)kind;
+	n->text[0] = '\0';
+	for (; fields->key; fields++)
+		snprintf(n->text + strlen(n->text), sizeof(n->text) - strlen(n->text),
+			 "\t%s=%s", fields->key, fields->value);
+	return get(n->text, "name", buf, sizeof(buf)) && !strcmp(buf, n->name);
 }
 
-static size_t count_kind(const struct stub *s, const char *kind)
+/* The record of kind named `name` (valid until the next call), or NULL. */
+static const char *find_rec(struct stub_host *h, const char *kind,
+			    const char *name)
 {
-	size_t n = 0;
+	static struct named n;
 
-	for (size_t i = 0; i < s->n; i++)
-		n += !strcmp(s->recs[i].kind, kind);
-	return n;
+	n.name = name;
+	return stub_host_each_record(h, kind, named_fn, &n) == 1 ? n.text : NULL;
 }
 
 /* ---- replaying the real H100 output ---- */
@@ -223,57 +179,57 @@ static void test_replay_h100(void **state)
 {
 	struct fixture *f = *state;
 	char line[8192], attr[8192], buf[256];
-	const struct saved_rec *r;
+	const char *r;
 
 	f->cfg.replay = FIXTURE;
 	assert_int_equal(run_plugin(f), RL_OK);
 	/* one record per ceiling line, plus the L2 plateau; every sweep line */
-	assert_int_equal(count_kind(&f->stub, "ceiling"),
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
 			 fixture_count("ceiling") + 1);
-	assert_int_equal(count_kind(&f->stub, "sweep"), fixture_count("sweep"));
+	assert_int_equal(stub_host_count(&f->h, "sweep"), fixture_count("sweep"));
 	assert_true(fixture_line("attr", NULL, attr, sizeof(attr)));
 
 	/* fp64_fma: the numbers are the bench's, the spread is recomputed */
 	assert_true(fixture_line("ceiling", "fp64_fma", line, sizeof(line)));
-	r = find_rec(&f->stub, "ceiling", "fp64_fma");
+	r = find_rec(&f->h, "ceiling", "fp64_fma");
 	assert_non_null(r);
-	assert_true(getd(r->text, "value") == getd(line, "median"));
-	assert_true(getd(r->text, "min") == getd(line, "min"));
-	assert_true(getd(r->text, "max") == getd(line, "max"));
-	assert_true(fabs(getd(r->text, "spread_pct") -
+	assert_true(getd(r, "value") == getd(line, "median"));
+	assert_true(getd(r, "min") == getd(line, "min"));
+	assert_true(getd(r, "max") == getd(line, "max"));
+	assert_true(fabs(getd(r, "spread_pct") -
 			 (getd(line, "max") - getd(line, "min")) /
 				 getd(line, "median") * 100) < 1e-9);
-	assert_string_equal(get(r->text, "method", buf, sizeof(buf)), "empirical");
-	assert_string_equal(get(r->text, "unit", buf, sizeof(buf)), "FLOP/s");
-	assert_string_equal(get(r->text, "gpu_uuid", buf, sizeof(buf)),
+	assert_string_equal(get(r, "method", buf, sizeof(buf)), "empirical");
+	assert_string_equal(get(r, "unit", buf, sizeof(buf)), "FLOP/s");
+	assert_string_equal(get(r, "gpu_uuid", buf, sizeof(buf)),
 			    get(attr, "uuid", line, sizeof(line)));
-	assert_string_equal(get(r->text, "cc", buf, sizeof(buf)), "9.0");
-	assert_non_null(get(r->text, "geometry", buf, sizeof(buf)));
-	assert_null(get(r->text, "ws_min_bytes", buf, sizeof(buf)));
+	assert_string_equal(get(r, "cc", buf, sizeof(buf)), "9.0");
+	assert_non_null(get(r, "geometry", buf, sizeof(buf)));
+	assert_null(get(r, "ws_min_bytes", buf, sizeof(buf)));
 
 	/* int8 counts OP/s */
-	r = find_rec(&f->stub, "ceiling", "tc_int8");
+	r = find_rec(&f->h, "ceiling", "tc_int8");
 	assert_non_null(r);
-	assert_string_equal(get(r->text, "unit", buf, sizeof(buf)), "OP/s");
+	assert_string_equal(get(r, "unit", buf, sizeof(buf)), "OP/s");
 
 	/* l2: from the sweep, a range inside the L2 */
-	r = find_rec(&f->stub, "ceiling", "l2");
+	r = find_rec(&f->h, "ceiling", "l2");
 	assert_non_null(r);
-	assert_string_equal(get(r->text, "source", buf, sizeof(buf)), "sweep");
-	assert_true(getd(r->text, "ws_min_bytes") < getd(r->text, "ws_max_bytes"));
-	assert_true(getd(r->text, "ws_max_bytes") <= getd(attr, "l2_bytes"));
-	assert_true(getd(r->text, "min") <= getd(r->text, "value"));
-	assert_true(getd(r->text, "value") <= getd(r->text, "max"));
+	assert_string_equal(get(r, "source", buf, sizeof(buf)), "sweep");
+	assert_true(getd(r, "ws_min_bytes") < getd(r, "ws_max_bytes"));
+	assert_true(getd(r, "ws_max_bytes") <= getd(attr, "l2_bytes"));
+	assert_true(getd(r, "min") <= getd(r, "value"));
+	assert_true(getd(r, "value") <= getd(r, "max"));
 
 	/* hbm figures carry the HBM plateau's range, above the L2 */
-	r = find_rec(&f->stub, "ceiling", "hbm_triad");
+	r = find_rec(&f->h, "ceiling", "hbm_triad");
 	assert_non_null(r);
-	assert_true(getd(r->text, "ws_min_bytes") > getd(attr, "l2_bytes"));
+	assert_true(getd(r, "ws_min_bytes") > getd(attr, "l2_bytes"));
 	/* shared reports its own working set */
 	assert_true(fixture_line("ceiling", "shared", line, sizeof(line)));
-	r = find_rec(&f->stub, "ceiling", "shared");
+	r = find_rec(&f->h, "ceiling", "shared");
 	assert_non_null(r);
-	assert_true(getd(r->text, "ws_min_bytes") == getd(line, "ws_bytes"));
+	assert_true(getd(r, "ws_min_bytes") == getd(line, "ws_bytes"));
 }
 
 /* ert-raw.tsv is the bench output byte for byte. */
@@ -323,9 +279,9 @@ static void test_no_gpu(void **state)
 
 	fake_bench(f, "no CUDA device: stub has none", 3);
 	assert_int_equal(run_plugin(f), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "no GPU on node testnode"));
-	assert_non_null(strstr(f->stub.log, "no CUDA device: stub has none"));
-	assert_int_equal(f->stub.n, 0);
+	assert_non_null(strstr(f->h.log.buf, "no GPU on node testnode"));
+	assert_non_null(strstr(f->h.log.buf, "no CUDA device: stub has none"));
+	assert_int_equal(f->h.n_records, 0);
 	free(f->cfg.bench);
 }
 
@@ -335,8 +291,8 @@ static void test_bench_failure(void **state)
 
 	fake_bench(f, "ert-bench: gpu 0: tc_bf16: wrong result", 1);
 	assert_int_equal(run_plugin(f), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "exit status 1"));
-	assert_non_null(strstr(f->stub.log, "tc_bf16: wrong result"));
+	assert_non_null(strstr(f->h.log.buf, "exit status 1"));
+	assert_non_null(strstr(f->h.log.buf, "tc_bf16: wrong result"));
 	free(f->cfg.bench);
 }
 
@@ -346,8 +302,8 @@ static void test_no_program(void **state)
 
 	f->cfg.bench = "/nonexistent/ert-bench";
 	assert_int_equal(run_plugin(f), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "cannot run ert-bench"));
-	assert_non_null(strstr(f->stub.log, "/nonexistent/ert-bench"));
+	assert_non_null(strstr(f->h.log.buf, "cannot run ert-bench"));
+	assert_non_null(strstr(f->h.log.buf, "/nonexistent/ert-bench"));
 }
 
 /* The real program, where it was built and this machine has no GPU. */
@@ -365,7 +321,7 @@ static void test_real_bench_without_gpu(void **state)
 	}
 	f->cfg.bench = path;
 	assert_int_equal(run_plugin(f), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "no GPU on node testnode: no CUDA device: "));
+	assert_non_null(strstr(f->h.log.buf, "no GPU on node testnode: no CUDA device: "));
 }
 
 static void test_bad_options(void **state)
@@ -376,15 +332,15 @@ static void test_bad_options(void **state)
 	void *st = NULL;
 
 	f->cfg.precisions = (struct rl_strlist){ 2, bad };
-	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
-	assert_non_null(strstr(f->stub.log, "unknown item 'fp128'"));
+	assert_int_equal(ert_init(&f->h.ctx, &f->cfg, &st), -EINVAL);
+	assert_non_null(strstr(f->h.log.buf, "unknown item 'fp128'"));
 	f->cfg.precisions = (struct rl_strlist){ 0, NULL };
 	f->cfg.gpus = (struct rl_strlist){ 1, gpus };
-	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
-	assert_non_null(strstr(f->stub.log, "'0,x' is not a GPU index"));
+	assert_int_equal(ert_init(&f->h.ctx, &f->cfg, &st), -EINVAL);
+	assert_non_null(strstr(f->h.log.buf, "'0,x' is not a GPU index"));
 	f->cfg.gpus = (struct rl_strlist){ 0, NULL };
 	f->cfg.plateau_tol_pct = 0;
-	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), -EINVAL);
+	assert_int_equal(ert_init(&f->h.ctx, &f->cfg, &st), -EINVAL);
 }
 
 /* The argv ert-bench gets from the options. */
@@ -402,7 +358,7 @@ static void test_argv(void **state)
 	f->cfg.gpus = (struct rl_strlist){ 2, gpus };
 	f->cfg.quick = 1;
 	f->cfg.trials = 7;
-	assert_int_equal(ert_init(&f->ctx, &f->cfg, &st), 0);
+	assert_int_equal(ert_init(&f->h.ctx, &f->cfg, &st), 0);
 	bench_argv(&f->cfg, st, prog, trials, sizeof(trials), argv);
 	assert_string_equal(argv[1], "--only");
 	assert_string_equal(argv[2], "fp64,tensor,l2");

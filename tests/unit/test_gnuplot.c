@@ -34,82 +34,19 @@
 #include "options.h"
 #include "records.h"
 #include "strbuf.h"
+#include "stub_host.h"
 
 #define FIX "tests/fixtures/render"
 
-struct input { const char *step, *path; };
-
 struct world {
 	struct options *opts;
-	struct input inputs[16];
-	size_t ninputs;
-	struct strbuf records, log;
-	long nrecords;
+	struct stub_host h;
 	bool finished; /* options_finish done (it appends list defaults) */
-	struct rl_ctx ctx;
 	char dir[512];
 };
 
 static bool have_gnuplot;
 static char tmp_root[256];
-
-static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct world *w = ctx->host_data;
-
-	strbuf_addf(&w->log, "%d: ", (int)level);
-	strbuf_vaddf(&w->log, fmt, ap);
-	strbuf_addch(&w->log, '\n');
-}
-
-static int host_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
-{
-	struct world *w = ctx->host_data;
-	int rc = records_format(&w->records, kind, fields);
-
-	w->nrecords += rc == 0;
-	return rc;
-}
-
-struct serve { const char *step; int (*fn)(void *, const char *, const char *, const struct rl_field *); void *arg; };
-
-static int serve_one(void *arg, const char *kind, const struct rl_field *fields)
-{
-	struct serve *s = arg;
-
-	return s->fn(s->arg, s->step, kind, fields);
-}
-
-static int host_each_input(struct rl_ctx *ctx, const char *kind,
-			   int (*fn)(void *, const char *, const char *,
-				     const struct rl_field *),
-			   void *arg)
-{
-	struct world *w = ctx->host_data;
-
-	for (size_t i = 0; i < w->ninputs; i++) {
-		struct serve s = { w->inputs[i].step, fn, arg };
-		int rc = records_each(w->inputs[i].path, kind, serve_one, &s, NULL);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static const char *host_input_path(struct rl_ctx *ctx, const char *step,
-				   const char *name)
-{
-	(void)ctx, (void)step, (void)name;
-	return NULL;
-}
-
-static const struct rl_host host_api = {
-	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
-	.each_input = host_each_input, .input_path = host_input_path,
-};
 
 /* ---- the world: an out_dir per test, options through the real table -------- */
 
@@ -119,17 +56,14 @@ static int setup(void **state)
 	const char *keep = getenv("GNUPLOT_TEST_KEEP");
 	static int seq;
 
-	strbuf_init(&w->records);
-	strbuf_init(&w->log);
 	if (keep)
 		snprintf(w->dir, sizeof(w->dir), "%s/%d", keep, ++seq);
 	else
 		snprintf(w->dir, sizeof(w->dir), "%s/t%d", tmp_root, ++seq);
 	mkdir(w->dir, 0755);
 	w->opts = options_new(&rooflined_plugin);
-	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = w, .run_dir = w->dir,
-				  .out_dir = w->dir, .step_id = "chart", .node = "test",
-				  .run_id = 1, .attempt = 1 };
+	stub_host_init(&w->h, w->dir, w->dir);
+	w->h.ctx.step_id = "chart";
 	*state = w;
 	return 0;
 }
@@ -158,8 +92,7 @@ static int teardown(void **state)
 	if (!getenv("GNUPLOT_TEST_KEEP"))
 		remove_tree(w->dir);
 	options_free(w->opts);
-	strbuf_release(&w->records);
-	strbuf_release(&w->log);
+	stub_host_release(&w->h);
 	free(w);
 	return 0;
 }
@@ -176,7 +109,7 @@ static void set(struct world *w, const char *key, const char *value)
 
 static void input(struct world *w, const char *step, const char *path)
 {
-	w->inputs[w->ninputs++] = (struct input){ step, path };
+	assert_int_equal(stub_host_add_input(&w->h, step, path), 0);
 }
 
 /* init + run as the host does; init's failure returns RL_FAIL.  Options set
@@ -192,11 +125,11 @@ static enum rl_result run(struct world *w)
 		fail_msg("options: %s", err.buf);
 	w->finished = true;
 	strbuf_release(&err);
-	if (rooflined_plugin.init(&w->ctx, w->opts->config, &st) != 0)
+	if (rooflined_plugin.init(&w->h.ctx, w->opts->config, &st) != 0)
 		return RL_FAIL;
-	r = rooflined_plugin.run(&w->ctx, w->opts->config, st);
+	r = rooflined_plugin.run(&w->h.ctx, w->opts->config, st);
 	if (getenv("GNUPLOT_TEST_VERBOSE"))
-		fprintf(stderr, "%s", w->log.buf ? w->log.buf : "");
+		fprintf(stderr, "%s", w->h.log.buf);
 	return r;
 }
 
@@ -260,21 +193,11 @@ static void assert_quiet_gnuplot(const struct world *w)
 static char *emitted(const struct world *w, const char *kind, long index, const char *key)
 {
 	static char out[512];
-	char *copy = strdup(w->records.buf ? w->records.buf : ""), *line, *save = NULL;
-	long seen = 0;
+	char *rec = stub_host_record(&w->h, kind, index);
+	const char *v = stub_host_get(rec, key);
 
-	out[0] = '\0';
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct rl_field f[64];
-		const char *k;
-		size_t col;
-
-		if (records_parse_line(line, &k, f, 64, &col) < 0 || strcmp(k, kind) || seen++ != index)
-			continue;
-		snprintf(out, sizeof(out), "%s", rl_field_get(f, key) ? rl_field_get(f, key) : "(none)");
-		break;
-	}
-	free(copy);
+	snprintf(out, sizeof(out), "%s", rec ? (v ? v : "(none)") : "");
+	free(rec);
 	return out;
 }
 
@@ -310,7 +233,7 @@ static void test_kernel_abc(void **state)
 	assert_png(w, "roofline.png");
 	assert_svg_has(w, "roofline.svg", want);
 	assert_quiet_gnuplot(w);
-	assert_int_equal(w->nrecords, 2);
+	assert_int_equal(w->h.n_records, 2);
 	assert_string_equal(emitted(w, "chart", 0, "kind"), "roofline");
 	assert_string_equal(emitted(w, "chart", 0, "format"), "png");
 	assert_string_equal(emitted(w, "chart", 0, "file"), "roofline.png");
@@ -471,7 +394,7 @@ static void test_history(void **state)
 	assert_string_equal(emitted(w, "chart", 0, "kind"), "history");
 	assert_string_equal(emitted(w, "chart", 0, "points"), "60");
 	assert_string_equal(emitted(w, "chart", 0, "series"), "2");
-	assert_non_null(strstr(w->log.buf, "1 trend records of other kernels"));
+	assert_non_null(strstr(w->h.log.buf, "1 trend records of other kernels"));
 }
 
 /* ---- injection -------------------------------------------------------------- */
@@ -611,8 +534,8 @@ static void test_injection_compare_history(void **state)
 	assert_quiet_gnuplot(w);
 	assert_harmless(w, marker, "compare.gp");
 	assert_string_equal(emitted(w, "chart", 0, "series"), "8");
-	w->nrecords = 0;
-	strbuf_reset(&w->records);
+	w->h.n_records = 0;
+	strbuf_reset(&w->h.records);
 	set(w, "mode", "history"); /* a second value replaces the first */
 	assert_int_equal(run(w), RL_OK);
 	assert_quiet_gnuplot(w);
@@ -631,8 +554,8 @@ static void test_gnuplot_missing(void **state)
 	input(w, "roofline", FIX "/hierarchical-kernel_abc.records.tsv");
 	set(w, "gnuplot", "no-such-gnuplot-program");
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "program 'no-such-gnuplot-program' not found in PATH"));
-	assert_int_equal(w->nrecords, 0);
+	assert_non_null(strstr(w->h.log.buf, "program 'no-such-gnuplot-program' not found in PATH"));
+	assert_int_equal(w->h.n_records, 0);
 }
 
 /* A gnuplot that fails: its stderr's first line is in the message. */
@@ -651,11 +574,11 @@ static void test_gnuplot_fails(void **state)
 	input(w, "roofline", FIX "/hierarchical-kernel_abc.records.tsv");
 	set(w, "gnuplot", prog);
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "gnuplot failed (exit 1) on roofline.gp: \"roofline.gp\" line 3: boom\n"));
-	assert_int_equal(w->nrecords, 0);
+	assert_non_null(strstr(w->h.log.buf, "gnuplot failed (exit 1) on roofline.gp: \"roofline.gp\" line 3: boom\n"));
+	assert_int_equal(w->h.n_records, 0);
 	chmod(prog, 0644);
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "is not executable"));
+	assert_non_null(strstr(w->h.log.buf, "is not executable"));
 }
 
 static void test_nothing_to_draw(void **state)
@@ -664,7 +587,7 @@ static void test_nothing_to_draw(void **state)
 
 	input(w, "ceilings", "tests/fixtures/ert/h100-ert-records.tsv");
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "nothing to draw: no usable `point` record"));
+	assert_non_null(strstr(w->h.log.buf, "nothing to draw: no usable `point` record"));
 }
 
 static void test_bad_options(void **state)
@@ -673,11 +596,11 @@ static void test_bad_options(void **state)
 
 	set(w, "mode", "pie");
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "mode: unknown 'pie'"));
+	assert_non_null(strstr(w->h.log.buf, "mode: unknown 'pie'"));
 	set(w, "mode", "auto");
 	set(w, "formats", "gif");
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "formats: unknown item 'gif' (expected png or svg)"));
+	assert_non_null(strstr(w->h.log.buf, "formats: unknown item 'gif' (expected png or svg)"));
 }
 
 static void test_bad_ranges(void **state)
@@ -687,7 +610,7 @@ static void test_bad_ranges(void **state)
 	set(w, "xmin", "10");
 	set(w, "xmax", "1");
 	assert_int_equal(run(w), RL_FAIL);
-	assert_non_null(strstr(w->log.buf, "xmin/xmax: need 0 (automatic) or 0 < min < max"));
+	assert_non_null(strstr(w->h.log.buf, "xmin/xmax: need 0 (automatic) or 0 < min < max"));
 }
 
 /* Axis overrides and a precision filter reach the script. */

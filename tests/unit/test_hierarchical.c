@@ -26,6 +26,7 @@
 #include "options.h"
 #include "records.h"
 #include "strbuf.h"
+#include "stub_host.h"
 
 #define ERT "tests/fixtures/ert/h100-ert-records.tsv"
 #define SPEC "tests/fixtures/ert/h100-spec-records.tsv"
@@ -39,87 +40,10 @@
 #define KB "kernel_B("
 #define KC "kernel_C("
 
-/* ---- the stand-in host -------------------------------------------------- */
-
-struct input {
-	const char *step, *file; /* records.tsv of needed step `step` */
-};
-
-struct host {
-	struct input in[8];
-	size_t n_in;
-	struct strbuf records, log;
-	long n_records;
+struct world {
+	struct stub_host h;
 	char *tmp[8];            /* files a test wrote, removed at teardown */
 	size_t n_tmp;
-};
-
-static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct host *h = ctx->host_data;
-
-	strbuf_addf(&h->log, "%d: ", (int)level);
-	strbuf_vaddf(&h->log, fmt, ap);
-	strbuf_addch(&h->log, '\n');
-}
-
-static int host_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
-{
-	struct host *h = ctx->host_data;
-	int rc = records_format(&h->records, kind, fields);
-
-	if (rc == 0)
-		h->n_records++;
-	return rc;
-}
-
-struct each {
-	const char *step;
-	int (*fn)(void *, const char *, const char *, const struct rl_field *);
-	void *arg;
-};
-
-static int each_record(void *arg, const char *kind, const struct rl_field *f)
-{
-	struct each *e = arg;
-
-	return e->fn(e->arg, e->step, kind, f);
-}
-
-static int host_each_input(struct rl_ctx *ctx, const char *kind,
-			   int (*fn)(void *, const char *, const char *,
-				     const struct rl_field *),
-			   void *arg)
-{
-	struct host *h = ctx->host_data;
-
-	for (size_t i = 0; i < h->n_in; i++) {
-		struct each e = { h->in[i].step, fn, arg };
-		int rc = records_each(h->in[i].file, kind, each_record, &e, NULL);
-
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-static const char *host_input_path(struct rl_ctx *ctx, const char *step,
-				   const char *name)
-{
-	(void)ctx, (void)step, (void)name;
-	return NULL; /* no exit.tsv: nodes come from "step@node" names */
-}
-
-static const struct rl_host host_api = {
-	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
-	.each_input = host_each_input, .input_path = host_input_path,
-};
-
-struct world {
-	struct host h;
-	struct rl_ctx ctx;
 };
 
 static char *last_found; /* what find() returned last; freed by the next */
@@ -128,12 +52,9 @@ static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
 
-	strbuf_init(&w->h.records);
-	strbuf_init(&w->h.log);
-	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = &w->h,
-				  .run_dir = ".", .out_dir = "/nonexistent",
-				  .step_id = "roofline", .node = "test", .run_id = 1,
-				  .attempt = 1 };
+	/* no exit.tsv: nodes come from "step@node" names */
+	stub_host_init(&w->h, ".", "/nonexistent");
+	w->h.ctx.step_id = "roofline";
 	*state = w;
 	return 0;
 }
@@ -142,12 +63,11 @@ static int teardown(void **state)
 {
 	struct world *w = *state;
 
-	for (size_t i = 0; i < w->h.n_tmp; i++) {
-		unlink(w->h.tmp[i]);
-		free(w->h.tmp[i]);
+	for (size_t i = 0; i < w->n_tmp; i++) {
+		unlink(w->tmp[i]);
+		free(w->tmp[i]);
 	}
-	strbuf_release(&w->h.records);
-	strbuf_release(&w->h.log);
+	stub_host_release(&w->h);
 	free(last_found);
 	last_found = NULL;
 	free(w);
@@ -156,7 +76,7 @@ static int teardown(void **state)
 
 static void input(struct world *w, const char *step, const char *file)
 {
-	w->h.in[w->h.n_in++] = (struct input){ step, file };
+	assert_int_equal(stub_host_add_input(&w->h, step, file), 0);
 }
 
 /* Run the plugin with "key=value" options (NULL-terminated). */
@@ -176,8 +96,8 @@ static enum rl_result run_opts(struct world *w, const char *const *opts)
 		assert_int_equal(options_set(o, key, eq + 1, &err), 0);
 	}
 	assert_int_equal(options_finish(o, &err), 0);
-	if (rooflined_plugin.init(&w->ctx, o->config, &st) == 0) {
-		r = rooflined_plugin.run(&w->ctx, o->config, st);
+	if (rooflined_plugin.init(&w->h.ctx, o->config, &st) == 0) {
+		r = rooflined_plugin.run(&w->h.ctx, o->config, st);
 		rooflined_plugin.fini(st);
 	}
 	options_free(o);
@@ -190,14 +110,12 @@ static enum rl_result run_opts(struct world *w, const char *const *opts)
 /* Forget what earlier runs emitted and logged. */
 static void reset(struct world *w)
 {
-	strbuf_reset(&w->h.records);
-	strbuf_reset(&w->h.log);
-	w->h.n_records = 0;
+	stub_host_reset(&w->h);
 }
 
 static bool logged(const struct world *w, const char *text)
 {
-	return w->h.log.buf && strstr(w->h.log.buf, text);
+	return strstr(w->h.log.buf, text) != NULL;
 }
 
 /* ---- reading what was emitted ---------------------------------------------- */
@@ -234,10 +152,7 @@ static int find_fn(void *arg, const char *kind, const struct rl_field *fields)
 /* Scan the emitted records; the want-th match (-1: none) and the count. */
 static long scan(struct world *w, struct find *f)
 {
-	char *buf = strdup(w->h.records.buf ? w->h.records.buf : "");
-
-	records_each_in(buf, "records", NULL, find_fn, f, NULL);
-	free(buf);
+	stub_host_each_record(&w->h, NULL, find_fn, f);
 	free(last_found);
 	last_found = f->copy;
 	return f->seen;
@@ -386,8 +301,8 @@ static const char *edited(struct world *w, const char *file, const char *drop,
 	}
 	fclose(f);
 	free(text);
-	w->h.tmp[w->h.n_tmp] = strdup(path);
-	return w->h.tmp[w->h.n_tmp++];
+	w->tmp[w->n_tmp] = strdup(path);
+	return w->tmp[w->n_tmp++];
 }
 
 /* ---- kernel_abc: the seeds' three verdicts ------------------------------------ */
@@ -530,7 +445,7 @@ static void test_fma_ratio(void **state)
 	 * ADD (test_roofline_math checks the arithmetic itself) */
 	input(w, "profile", edited(w, ABC, NULL, SASS("dadd") "=10485760000",
 				    SASS("dadd") "=481000000"));
-	w->h.in[0].file = edited(w, w->h.in[0].file, NULL, SASS("dfma") "=0",
+	w->h.in[0].path = edited(w, w->h.in[0].path, NULL, SASS("dfma") "=0",
 				 SASS("dfma") "=519000000");
 	input(w, "ceilings", ERT);
 	assert_int_equal(RUN(w, "precisions=fp64"), RL_OK);
@@ -557,8 +472,8 @@ static void test_missing_metrics(void **state)
 	assert_int_equal(count(w, "point", "kernel", KA, "level", "dram"), 2);
 	/* kernel_A's DFMA listed missing and absent: no fp64 point, and no
 	 * combined point that would be short of it */
-	w->h.in[1].file = edited(w, ABC, NULL, "\t" SASS("dfma") "=0\t", "\t");
-	w->h.in[1].file = edited(w, w->h.in[1].file, NULL, "\tmissing=",
+	w->h.in[1].path = edited(w, ABC, NULL, "\t" SASS("dfma") "=0\t", "\t");
+	w->h.in[1].path = edited(w, w->h.in[1].path, NULL, "\tmissing=",
 				 "\tmissing=" SASS("dfma"));
 	reset(w);
 	assert_int_equal(run_opts(w, NULL), RL_OK);
@@ -586,7 +501,7 @@ static void test_missing_time(void **state)
 	assert_close(num(p, "time_s"), t);
 	assert_close(num(p, "gflops"), dp_flops(ABC, KA, NULL) / t / 1e9);
 	/* neither: the kernel is left out, by name */
-	w->h.in[1].file = edited(w, w->h.in[1].file, NULL, "\tsm__cycles_elapsed.avg=", "\tx=");
+	w->h.in[1].path = edited(w, w->h.in[1].path, NULL, "\tsm__cycles_elapsed.avg=", "\tx=");
 	reset(w);
 	assert_int_equal(run_opts(w, NULL), RL_OK);
 	assert_true(logged(w, "kernel 'kernel_A(double *, long, double)': left out: 1 of 1 "
@@ -616,7 +531,7 @@ static void test_missing_ceilings(void **state)
 	assert_string_equal(get(p, "bandwidth_method"), "theoretical");
 	assert_close(num(p, "bandwidth_gbs"), 3352.32);
 	/* no fp16 ceiling, and kernel_C has fp16 work */
-	w->h.in[0] = (struct input){ "ceilings", edited(w, ERT, "\tname=fp16_fma\t", NULL, NULL) };
+	w->h.in[0] = (struct stub_input){ "ceilings", edited(w, ERT, "\tname=fp16_fma\t", NULL, NULL) };
 	assert_int_equal(run_opts(w, NULL), RL_FAIL);
 	assert_true(logged(w, "fp16 compute (fp16_fma)"));
 	/* ... which only an unselected precision would need */
@@ -629,7 +544,7 @@ static void test_missing_ceilings(void **state)
 	input(w, "profile", ABC);
 	assert_int_equal(run_opts(w, NULL), RL_FAIL);
 	assert_true(logged(w, "no ceiling records in the inputs"));
-	w->h.in[0] = (struct input){ "ceilings", ERT };
+	w->h.in[0] = (struct stub_input){ "ceilings", ERT };
 	assert_int_equal(run_opts(w, NULL), RL_FAIL);
 	assert_true(logged(w, "no kernel records in the inputs"));
 }
@@ -677,7 +592,7 @@ static void test_nodes(void **state)
 	reset(w);
 	assert_int_equal(run_opts(w, NULL), RL_OK);
 	/* ceilings of another GPU model only */
-	w->h.in[0].file = edited(w, ERT, NULL, "gpu_name=NVIDIA H100 80GB HBM3",
+	w->h.in[0].path = edited(w, ERT, NULL, "gpu_name=NVIDIA H100 80GB HBM3",
 				 "gpu_name=NVIDIA A100-SXM4-80GB");
 	assert_int_equal(RUN(w, "same_node=false"), RL_FAIL);
 	assert_true(logged(w, "no ceilings for GPU 0 'NVIDIA H100 80GB HBM3' on node 'n1', "
@@ -724,7 +639,7 @@ static void test_bytes_ncu(void **state)
 	p = point(w, fp, "fp64", "dram");
 	assert_close(num(p, "bytes"), raw(GSRB2, fp, "dram__bytes.sum"));
 	/* a capture without them: L1 and L2 left out, said so */
-	w->h.in[1].file = ABC;
+	w->h.in[1].path = ABC;
 	reset(w);
 	assert_int_equal(RUN(w, "bytes=ncu"), RL_OK);
 	assert_true(logged(w, "L1 left out: 'l1tex__lsu_writeback_active_mem_lgds.sum' was "

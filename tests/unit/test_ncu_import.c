@@ -21,61 +21,13 @@
 #include "ncu_import.c"
 #include "records.h"
 #include "strbuf.h"
+#include "stub_host.h"
 
 #define SASS_DADD "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"
 
-struct host {
-	struct strbuf records;
-	struct strbuf log;
-	long n_records;
-};
-
-static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct host *h = ctx->host_data;
-
-	strbuf_addf(&h->log, "%d: ", (int)level);
-	strbuf_vaddf(&h->log, fmt, ap);
-	strbuf_addch(&h->log, '\n');
-}
-
-static int host_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
-{
-	struct host *h = ctx->host_data;
-	int rc = records_format(&h->records, kind, fields);
-
-	if (rc == 0)
-		h->n_records++;
-	return rc;
-}
-
-static int host_each_input(struct rl_ctx *ctx, const char *kind,
-			   int (*fn)(void *, const char *, const char *,
-				     const struct rl_field *),
-			   void *arg)
-{
-	(void)ctx, (void)kind, (void)fn, (void)arg;
-	return 0;
-}
-
-static const char *host_input_path(struct rl_ctx *ctx, const char *step,
-				   const char *name)
-{
-	(void)ctx, (void)step, (void)name;
-	return NULL;
-}
-
-static const struct rl_host host_api = {
-	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
-	.each_input = host_each_input, .input_path = host_input_path,
-};
-
 struct world {
 	struct import_config cfg;
-	struct host h;
-	struct rl_ctx ctx;
+	struct stub_host h;
 };
 
 static char fixtures[1024];
@@ -85,12 +37,8 @@ static int setup(void **state)
 	struct world *w = calloc(1, sizeof(*w));
 
 	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
-	strbuf_init(&w->h.records);
-	strbuf_init(&w->h.log);
-	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = &w->h,
-				  .run_dir = fixtures, .out_dir = "/nonexistent",
-				  .step_id = "import", .node = "test", .run_id = 1,
-				  .attempt = 1 };
+	stub_host_init(&w->h, fixtures, "/nonexistent");
+	w->h.ctx.step_id = "import";
 	*state = w;
 	return 0;
 }
@@ -99,8 +47,7 @@ static int teardown(void **state)
 {
 	struct world *w = *state;
 
-	strbuf_release(&w->h.records);
-	strbuf_release(&w->h.log);
+	stub_host_release(&w->h);
 	free(w);
 	return 0;
 }
@@ -108,52 +55,19 @@ static int teardown(void **state)
 static enum rl_result import(struct world *w, const char *file)
 {
 	w->cfg.file = (char *)(uintptr_t)file;
-	return rooflined_plugin.run(&w->ctx, &w->cfg, NULL);
+	return rooflined_plugin.run(&w->h.ctx, &w->cfg, NULL);
 }
 
-struct find {
-	const char *kind;
-	long index, seen;
-	char *copy;
-};
-
-static int find_fn(void *arg, const char *kind, const struct rl_field *fields)
-{
-	struct find *f = arg;
-	struct strbuf sb = STRBUF_INIT;
-
-	if (strcmp(kind, f->kind) != 0 || f->seen++ != f->index)
-		return 0;
-	strbuf_init(&sb);
-	for (; fields->key; fields++)
-		strbuf_addf(&sb, "%s=%s\n", fields->key, fields->value);
-	f->copy = strbuf_detach(&sb);
-	return 1;
-}
-
+/* Record `index` of `kind` as "key=value\n" lines (caller frees), or NULL. */
 static char *record(struct world *w, const char *kind, long index)
 {
-	struct find f = { kind, index, 0, NULL };
-	char *buf = strdup(w->h.records.buf ? w->h.records.buf : "");
-
-	records_each_in(buf, "records", NULL, find_fn, &f, NULL);
-	free(buf);
-	return f.copy;
+	return stub_host_record(&w->h, kind, index);
 }
 
+/* The value of key in a record copy (static buffer). */
 static const char *get(const char *rec, const char *key)
 {
-	static char buf[8192];
-	char pat[256];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\n%s=", key);
-	p = strncmp(rec, pat + 1, strlen(pat + 1)) == 0 ? rec - 1 : strstr(rec, pat);
-	if (!p)
-		return NULL;
-	p += strlen(pat);
-	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p, "\n"), p);
-	return buf;
+	return stub_host_get(rec, key);
 }
 
 /* The first "name","unit","value" triple of a details export, read naively. */

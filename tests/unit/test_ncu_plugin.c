@@ -26,58 +26,9 @@
 #include "ncu.c"
 #include "records.h"
 #include "strbuf.h"
+#include "stub_host.h"
 
 #define SASS_DADD "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"
-
-/* ---- stand-in host ------------------------------------------------------- */
-
-struct host {
-	struct strbuf records;
-	struct strbuf log;
-	long n_records;
-};
-
-static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct host *h = ctx->host_data;
-
-	strbuf_addf(&h->log, "%d: ", (int)level);
-	strbuf_vaddf(&h->log, fmt, ap);
-	strbuf_addch(&h->log, '\n');
-}
-
-static int host_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
-{
-	struct host *h = ctx->host_data;
-	int rc = records_format(&h->records, kind, fields);
-
-	if (rc == 0)
-		h->n_records++;
-	return rc;
-}
-
-static int host_each_input(struct rl_ctx *ctx, const char *kind,
-			   int (*fn)(void *, const char *, const char *,
-				     const struct rl_field *),
-			   void *arg)
-{
-	(void)ctx, (void)kind, (void)fn, (void)arg;
-	return 0;
-}
-
-static const char *host_input_path(struct rl_ctx *ctx, const char *step,
-				   const char *name)
-{
-	(void)ctx, (void)step, (void)name;
-	return NULL;
-}
-
-static const struct rl_host host_api = {
-	.size = sizeof(struct rl_host), .log = host_log, .emit = host_emit,
-	.each_input = host_each_input, .input_path = host_input_path,
-};
 
 /* ---- fixture world --------------------------------------------------------- */
 
@@ -89,8 +40,7 @@ struct world {
 	char *kernels[2];
 	char *extra[2];
 	struct ncu_config cfg;
-	struct host h;
-	struct rl_ctx ctx;
+	struct stub_host h;
 	void *state;
 };
 
@@ -169,12 +119,8 @@ static int setup(void **state)
 	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
 	w->cfg.arch = (char *)(uintptr_t)"90";
 	w->cfg.ncu = w->ncu;
-	strbuf_init(&w->h.records);
-	strbuf_init(&w->h.log);
-	w->ctx = (struct rl_ctx){ .host = &host_api, .host_data = &w->h,
-				  .run_dir = w->run, .out_dir = w->out,
-				  .step_id = "profile", .node = "test", .run_id = 1,
-				  .attempt = 1 };
+	stub_host_init(&w->h, w->run, w->out);
+	w->h.ctx.step_id = "profile";
 	*state = w;
 	return 0;
 }
@@ -185,8 +131,7 @@ static int teardown(void **state)
 
 	if (w->state)
 		ncu_fini(w->state);
-	strbuf_release(&w->h.records);
-	strbuf_release(&w->h.log);
+	stub_host_release(&w->h);
 	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(w);
 	return 0;
@@ -197,58 +142,23 @@ static enum rl_result run_plugin(struct world *w)
 	if (w->state)
 		ncu_fini(w->state);
 	w->state = NULL;
-	if (rooflined_plugin.init(&w->ctx, &w->cfg, &w->state) != 0)
+	if (rooflined_plugin.init(&w->h.ctx, &w->cfg, &w->state) != 0)
 		fail_msg("init failed: %s", w->h.log.buf);
-	return rooflined_plugin.run(&w->ctx, &w->cfg, w->state);
+	return rooflined_plugin.run(&w->h.ctx, &w->cfg, w->state);
 }
 
 /* ---- record access ---------------------------------------------------------- */
 
-struct find {
-	const char *kind;
-	long index, seen;
-	char *copy; /* "key=value\n" lines of the record found */
-};
-
-static int find_fn(void *arg, const char *kind, const struct rl_field *fields)
-{
-	struct find *f = arg;
-	struct strbuf sb = STRBUF_INIT;
-
-	if (strcmp(kind, f->kind) != 0 || f->seen++ != f->index)
-		return 0;
-	strbuf_init(&sb);
-	for (; fields->key; fields++)
-		strbuf_addf(&sb, "%s=%s\n", fields->key, fields->value);
-	f->copy = strbuf_detach(&sb);
-	return 1;
-}
-
 /* Record `index` of `kind` as "key=value\n" lines (caller frees), or NULL. */
 static char *record(struct world *w, const char *kind, long index)
 {
-	struct find f = { kind, index, 0, NULL };
-	char *buf = strdup(w->h.records.buf ? w->h.records.buf : "");
-
-	records_each_in(buf, "records", NULL, find_fn, &f, NULL);
-	free(buf);
-	return f.copy;
+	return stub_host_record(&w->h, kind, index);
 }
 
 /* The value of key in a record copy (static buffer). */
 static const char *get(const char *rec, const char *key)
 {
-	static char buf[8192];
-	char pat[256];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\n%s=", key);
-	p = strncmp(rec, pat + 1, strlen(pat + 1)) == 0 ? rec - 1 : strstr(rec, pat);
-	if (!p)
-		return NULL;
-	p += strlen(pat);
-	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p, "\n"), p);
-	return buf;
+	return stub_host_get(rec, key);
 }
 
 static char *read_all(const char *path)
@@ -494,15 +404,15 @@ static void test_init_errors(void **state)
 
 	w->extra[0] = (char *)(uintptr_t)"tensor_fp17";
 	w->cfg.extra = (struct rl_strlist){ 1, w->extra };
-	assert_int_equal(rooflined_plugin.init(&w->ctx, &w->cfg, &st), -EINVAL);
+	assert_int_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st), -EINVAL);
 	assert_non_null(strstr(w->h.log.buf, "extra: 'tensor_fp17' is not 'all' nor a role"));
 	w->cfg.extra = (struct rl_strlist){ 0, NULL };
 	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/env.txt";
-	assert_true(rooflined_plugin.init(&w->ctx, &w->cfg, &st) < 0);
+	assert_true(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st) < 0);
 	assert_non_null(strstr(w->h.log.buf, "tests/fixtures/ncu/env.txt:1:"));
 	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
 	w->cfg.launch_skip = -1;
-	assert_int_equal(rooflined_plugin.init(&w->ctx, &w->cfg, &st), -EINVAL);
+	assert_int_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st), -EINVAL);
 	w->cfg.launch_skip = 0;
 	w->cfg.arch = (char *)(uintptr_t)"9.0";
 	assert_int_equal(run_plugin(w), RL_FAIL);

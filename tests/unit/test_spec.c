@@ -22,30 +22,10 @@
 #include <cmocka.h>
 
 #include "../../plugins/spec.c"
+#include "stub_host.h"
 
 #define ATTRS "tests/fixtures/ert/h100-attributes.tsv"
 #define TABLE "etc/spec-ceilings.tsv"
-
-struct stub {
-	char names[64][32];
-	double values[64];
-	char geometry[64][128];
-	char unit[64][16];
-	size_t n;
-	char log[8192];
-};
-
-static void stub_log(struct rl_ctx *ctx, enum rl_log_level level,
-		     const char *fmt, va_list ap)
-{
-	struct stub *s = ctx->host_data;
-	size_t len = strlen(s->log);
-
-	(void)level;
-	vsnprintf(s->log + len, sizeof(s->log) - len, fmt, ap);
-	len = strlen(s->log);
-	snprintf(s->log + len, sizeof(s->log) - len, "\n");
-}
 
 /* A field that must be there. */
 static const char *must(const struct rl_field *fields, const char *key)
@@ -57,35 +37,26 @@ static const char *must(const struct rl_field *fields, const char *key)
 	return v ? v : "";
 }
 
-static int stub_emit(struct rl_ctx *ctx, const char *kind,
-		     const struct rl_field *fields)
+/* The host's on_emit hook: every record is a theoretical ceiling. */
+static int check_emit(void *arg, const char *kind, const struct rl_field *fields)
 {
-	struct stub *s = ctx->host_data;
+	struct stub_host *h = arg;
 
 	assert_string_equal(kind, "ceiling");
 	assert_string_equal(must(fields, "method"), "theoretical");
-	assert_true(s->n < 64);
-	snprintf(s->names[s->n], 32, "%s", must(fields, "name"));
-	s->values[s->n] = strtod(must(fields, "value"), NULL);
-	snprintf(s->geometry[s->n], 128, "%s", must(fields, "geometry"));
-	snprintf(s->unit[s->n], 16, "%s", must(fields, "unit"));
+	assert_true(h->n_records < 64);
+	must(fields, "name");
+	must(fields, "geometry");
+	must(fields, "unit");
 	/* value = min = median = max, spread 0 */
 	assert_string_equal(must(fields, "value"), must(fields, "median"));
 	assert_string_equal(must(fields, "value"), must(fields, "min"));
 	assert_string_equal(must(fields, "spread_pct"), "0");
-	s->n++;
 	return 0;
 }
 
-static const struct rl_host stub_host = {
-	.size = sizeof(struct rl_host),
-	.log = stub_log,
-	.emit = stub_emit,
-};
-
 struct fixture {
-	struct stub stub;
-	struct rl_ctx ctx;
+	struct stub_host h;
 	struct spec_config cfg;
 	char dir[64];
 };
@@ -97,10 +68,10 @@ static int setup(void **state)
 	assert_non_null(f);
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_spec_XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
-	f->ctx.host = &stub_host;
-	f->ctx.host_data = &f->stub;
-	f->ctx.out_dir = f->dir;
-	f->ctx.node = "testnode";
+	stub_host_init(&f->h, NULL, f->dir);
+	f->h.ctx.node = "testnode";
+	f->h.on_emit = check_emit;
+	f->h.on_emit_arg = &f->h;
 	f->cfg.attributes = ATTRS;
 	f->cfg.table = TABLE;
 	f->cfg.timeout_s = 30;
@@ -121,15 +92,24 @@ static int teardown(void **state)
 		unlink(path);
 	}
 	rmdir(f->dir);
+	stub_host_release(&f->h);
 	free(f);
 	return 0;
 }
 
-static double value_of(const struct stub *s, const char *name)
+static double value_of(struct stub_host *h, const char *name)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->names[i], name))
-			return s->values[i];
+	char *rec;
+	double v;
+
+	for (long i = 0; (rec = stub_host_record(h, "ceiling", i)); i++) {
+		if (!strcmp(stub_host_get(rec, "name"), name)) {
+			v = strtod(stub_host_get(rec, "value"), NULL);
+			free(rec);
+			return v;
+		}
+		free(rec);
+	}
 	fail_msg("no ceiling '%s'", name);
 	return 0;
 }
@@ -145,42 +125,45 @@ static void test_h100_values(void **state)
 	struct fixture *f = *state;
 	const double sm = 132, hz = 1980e6, mem_hz = 2619e6, bus_bytes = 5120 / 8;
 
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_OK);
-	assert_int_equal(f->stub.n, 17);
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_OK);
+	assert_int_equal(f->h.n_records, 17);
 	/* exactly the formula on the raw numbers */
-	assert_true(value_of(&f->stub, "fp64_fma") == 64 * 2 * sm * hz);
-	assert_true(value_of(&f->stub, "fp64_add") == 64 * sm * hz);
-	assert_true(value_of(&f->stub, "fp32_fma") == 128 * 2 * sm * hz);
-	assert_true(value_of(&f->stub, "fp16_fma") == 128 * 2 * 2 * sm * hz);
-	assert_true(value_of(&f->stub, "l1") == 128 * sm * hz);
-	assert_true(value_of(&f->stub, "shared") == 128 * sm * hz);
-	assert_true(value_of(&f->stub, "hbm_triad") == bus_bytes * 2 * mem_hz);
-	assert_true(value_of(&f->stub, "tc_bf16") == 4096 * sm * hz);
-	assert_true(value_of(&f->stub, "tc_fp64") == 256 * sm * hz);
+	assert_true(value_of(&f->h, "fp64_fma") == 64 * 2 * sm * hz);
+	assert_true(value_of(&f->h, "fp64_add") == 64 * sm * hz);
+	assert_true(value_of(&f->h, "fp32_fma") == 128 * 2 * sm * hz);
+	assert_true(value_of(&f->h, "fp16_fma") == 128 * 2 * 2 * sm * hz);
+	assert_true(value_of(&f->h, "l1") == 128 * sm * hz);
+	assert_true(value_of(&f->h, "shared") == 128 * sm * hz);
+	assert_true(value_of(&f->h, "hbm_triad") == bus_bytes * 2 * mem_hz);
+	assert_true(value_of(&f->h, "tc_bf16") == 4096 * sm * hz);
+	assert_true(value_of(&f->h, "tc_fp64") == 256 * sm * hz);
 	/* and the figures */
-	assert_rel(value_of(&f->stub, "fp64_fma"), 33.45e12, 5e-4);
-	assert_rel(value_of(&f->stub, "fp32_fma"), 66.9e12, 5e-4);
-	assert_rel(value_of(&f->stub, "fp16_fma"), 133.8e12, 5e-4);
-	assert_rel(value_of(&f->stub, "l1"), 33.45e12, 5e-4);
-	assert_rel(value_of(&f->stub, "hbm_read"), 3.35e12, 1e-3);
+	assert_rel(value_of(&f->h, "fp64_fma"), 33.45e12, 5e-4);
+	assert_rel(value_of(&f->h, "fp32_fma"), 66.9e12, 5e-4);
+	assert_rel(value_of(&f->h, "fp16_fma"), 133.8e12, 5e-4);
+	assert_rel(value_of(&f->h, "l1"), 33.45e12, 5e-4);
+	assert_rel(value_of(&f->h, "hbm_read"), 3.35e12, 1e-3);
 	/* NVIDIA's 989.4 TFLOP/s dense BF16 is the same rate at 1.83 GHz */
-	assert_rel(value_of(&f->stub, "tc_bf16") * 1830 / 1980, 989.4e12, 1e-4);
+	assert_rel(value_of(&f->h, "tc_bf16") * 1830 / 1980, 989.4e12, 1e-4);
 }
 
 static void test_formula_text(void **state)
 {
 	struct fixture *f = *state;
+	char name[32], *rec;
 
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_OK);
-	for (size_t i = 0; i < f->stub.n; i++) {
-		if (!strcmp(f->stub.names[i], "fp64_fma"))
-			assert_string_equal(f->stub.geometry[i],
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_OK);
+	for (long i = 0; (rec = stub_host_record(&f->h, "ceiling", i)); i++) {
+		snprintf(name, sizeof(name), "%s", stub_host_get(rec, "name"));
+		if (!strcmp(name, "fp64_fma"))
+			assert_string_equal(stub_host_get(rec, "geometry"),
 					    "128 FLOP/clk/SM x 132 SM x 1980 MHz");
-		if (!strcmp(f->stub.names[i], "hbm_write"))
-			assert_string_equal(f->stub.geometry[i],
+		if (!strcmp(name, "hbm_write"))
+			assert_string_equal(stub_host_get(rec, "geometry"),
 					    "5120 bit / 8 x 2 x 2619 MHz");
-		if (!strcmp(f->stub.names[i], "tc_int8"))
-			assert_string_equal(f->stub.unit[i], "OP/s");
+		if (!strcmp(name, "tc_int8"))
+			assert_string_equal(stub_host_get(rec, "unit"), "OP/s");
+		free(rec);
 	}
 }
 
@@ -234,8 +217,8 @@ static void test_bad_table(void **state)
 	write_file(path, "# ok\n9.0\tfp64_fma\tcompute\tFLOP/s\t128\tsm\tsm\n"
 			 "9.0\tl1\tbandwidth\tB/s\t128\tper-sm\tsm\n");
 	f->cfg.table = path;
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "table.tsv:3: expected"));
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->h.log.buf, "table.tsv:3: expected"));
 }
 
 static void test_unknown_cc(void **state)
@@ -248,8 +231,8 @@ static void test_unknown_cc(void **state)
 			 "sm_clock_max_mhz=1000\tmem_clock_max_mhz=1000\t"
 			 "bus_width_bits=512\n");
 	f->cfg.attributes = path;
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "no row for cc 12.7"));
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->h.log.buf, "no row for cc 12.7"));
 }
 
 static void test_no_gpu(void **state)
@@ -262,10 +245,10 @@ static void test_no_gpu(void **state)
 	assert_int_equal(chmod(path, 0755), 0);
 	f->cfg.attributes = NULL;
 	f->cfg.bench = path;
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "no GPU on node testnode: "
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->h.log.buf, "no GPU on node testnode: "
 					    "no CUDA device: stub"));
-	assert_int_equal(f->stub.n, 0);
+	assert_int_equal(f->h.n_records, 0);
 }
 
 static void test_gpu_selection(void **state)
@@ -274,8 +257,8 @@ static void test_gpu_selection(void **state)
 	static char *other[] = { "1" };
 
 	f->cfg.gpus = (struct rl_strlist){ 1, other };
-	assert_int_equal(spec_run(&f->ctx, &f->cfg, NULL), RL_FAIL);
-	assert_non_null(strstr(f->stub.log, "for the selected gpus"));
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_FAIL);
+	assert_non_null(strstr(f->h.log.buf, "for the selected gpus"));
 }
 
 int main(void)
