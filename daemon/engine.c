@@ -242,9 +242,7 @@ static long retry_delay(const struct engine *e, int attempt)
 	return d;
 }
 
-/* A failed attempt: retry when allowed and worth it, else fail the step and
- * skip what needs it. */
-static void step_failed(struct engine *e, const struct step_row *s,
+void engine_step_failed(struct engine *e, const struct step_row *s,
 			const char *error, bool retryable)
 {
 	struct step_change c = STEP_CHANGE_NONE;
@@ -297,7 +295,7 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 
 	strbuf_init(&err);
 	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
-		step_failed(e, s, err.buf, false);
+		engine_step_failed(e, s, err.buf, false);
 		goto out;
 	}
 	rc = ingest_read_exit(dir, uid, &ex);
@@ -305,7 +303,7 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
 		rc = ingest_attempt(e, s, dir, &ex, uid, &err);
 		if (rc == -EINVAL)
-			step_failed(e, s, err.buf, false);
+			engine_step_failed(e, s, err.buf, false);
 		/* -EIO: the database went away; the next tick tries again */
 		goto out;
 	}
@@ -323,10 +321,10 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 		strbuf_addstr(&err, ex.error[0] ? ex.error : "plugin failed");
 		if (slurm_state && strcmp(slurm_state, "COMPLETED") != 0)
 			strbuf_addf(&err, " (Slurm: %s)", slurm_state);
-		step_failed(e, s, err.buf, ex.status == RL_RETRY);
+		engine_step_failed(e, s, err.buf, ex.status == RL_RETRY);
 	} else {
 		describe_slurm_end(&err, s, slurm_state, slurm_exit);
-		step_failed(e, s, err.buf, true);
+		engine_step_failed(e, s, err.buf, true);
 	}
 out:
 	strbuf_release(&err);

@@ -95,6 +95,11 @@ char *engine_attempt_dir(const struct step_row *s, int attempt);
 void engine_step_finished(struct engine *e, const struct step_row *s,
 			  const char *slurm_state, int slurm_exit);
 
+/* A failed attempt (s->attempt): retry after a backoff when retryable and
+ * the step has retries left, else fail the step and skip what needs it. */
+void engine_step_failed(struct engine *e, const struct step_row *s,
+			const char *error, bool retryable);
+
 /* Read rows of `select <STEP_COLUMNS> ... ` into step_rows; caller frees
  * with engine_steps_free.  NULL on a database error. */
 #define ENGINE_STEP_COLUMNS \
@@ -135,7 +140,7 @@ void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);
 /* Cancel a step's job or child; 0 or -EIO. */
-int launch_cancel(struct engine *e, const struct step_row *s);
+int launch_cancel(const struct step_row *s);
 
 /* ---- ingest.c ---- */
 /* Ingest attempt dir's records.tsv for step s in one transaction and mark

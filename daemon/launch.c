@@ -254,9 +254,8 @@ static int submit_slurm(struct engine *e, const struct step_row *s,
 	return rc;
 }
 
-static char *lock_path(const struct step_row *s, const struct engine *e)
+static char *lock_path(const struct step_row *s)
 {
-	(void)e;
 	return xasprintf("%s/../.locks/step-%ld", s->spool_dir, s->id);
 }
 
@@ -264,7 +263,7 @@ static char *lock_path(const struct step_row *s, const struct engine *e)
 static void exec_daemon_child(const struct engine *e, const struct step_row *s,
 			      const char *dir, uid_t uid, gid_t gid)
 {
-	char *lock = lock_path(s, e), *out;
+	char *lock = lock_path(s), *out;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct passwd *pw = getpwuid(uid);
 	char **env = job_environment(e, uid);
@@ -308,6 +307,7 @@ static int spawn_daemon_child(struct engine *e, const struct step_row *s,
 	return 0;
 }
 
+/* The launch of attempt `attempt` failed before anything ran. */
 static void launch_failed(struct engine *e, const struct step_row *s,
 			  int attempt, const char *error)
 {
@@ -315,19 +315,7 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 
 	copy.attempt = attempt;
 	strcpy(copy.state, "submitting");
-	/* the same policy as a failed attempt: retry if allowed */
-	struct step_change c = STEP_CHANGE_NONE;
-
-	c.error = error;
-	c.detail = error;
-	if (attempt <= s->retries) {
-		c.retry_in_s = e->cfg->retry_backoff_s;
-		engine_step_set_state(e, &copy, "retry_wait", &c);
-	} else {
-		c.ended = true;
-		if (engine_step_set_state(e, &copy, "failed", &c) == 0)
-			runs_skip_dependents(e, &copy);
-	}
+	engine_step_failed(e, &copy, error, true);
 }
 
 /* Launch attempt `attempt` of s (s->state is 'waiting', 'retry_wait' or, in
@@ -493,9 +481,9 @@ static bool reaped_by_alarm(pid_t pid)
 }
 
 /* The pid holding a daemon step's lock, 0 when none (the child ended). */
-static pid_t lock_holder(const struct engine *e, const struct step_row *s)
+static pid_t lock_holder(const struct step_row *s)
 {
-	char *path = lock_path(s, e);
+	char *path = lock_path(s);
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	pid_t pid = 0;
@@ -527,7 +515,7 @@ static void poll_daemon_children(struct engine *e)
 		gid_t gid;
 		struct strbuf err = STRBUF_INIT;
 
-		if (lock_holder(e, s))
+		if (lock_holder(s))
 			continue;
 		strbuf_init(&err);
 		dir = engine_attempt_dir(s, s->attempt);
@@ -600,7 +588,7 @@ void launch_repair_submitting(struct engine *e)
 	for (int i = 0; i < rs.n; i++) {
 		if (rs.adopted[i])
 			continue;
-		if (rs.rows[i].on_daemon && lock_holder(e, &rs.rows[i]))
+		if (rs.rows[i].on_daemon && lock_holder(&rs.rows[i]))
 			continue;
 		log_info("step %ld attempt %d was not submitted before a restart; "
 			 "submitting it now", rs.rows[i].id, rs.rows[i].attempt);
@@ -612,14 +600,14 @@ out:
 	engine_steps_free(rs.rows, rs.n);
 }
 
-int launch_cancel(struct engine *e, const struct step_row *s)
+int launch_cancel(const struct step_row *s)
 {
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0;
 
 	strbuf_init(&err);
 	if (s->on_daemon) {
-		pid_t pid = lock_holder(e, s);
+		pid_t pid = lock_holder(s);
 
 		if (pid > 0)
 			kill(-pid, SIGKILL); /* its session: roofline-job and children */

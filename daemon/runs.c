@@ -335,7 +335,7 @@ void runs_handle_cancels(struct engine *e)
 	for (int i = 0; steps && i < n; i++) {
 		struct step_change c = STEP_CHANGE_NONE;
 
-		if (launch_cancel(e, &steps[i]) < 0)
+		if (launch_cancel(&steps[i]) < 0)
 			continue; /* Slurm refused: try again next tick */
 		c.ended = true;
 		c.error = "cancelled";
