@@ -89,6 +89,25 @@ like "$(sql "select error from runs where id = $run")" "refusing to run it as an
 	"without running anything"
 is "$(sql "select count(*) from steps where run_id = $run")" 0 "no step was created"
 
+# -- the invalid corpus: every file refused by submit with its position, and
+#    nothing queued (the daemon's plugin directory, so plugin checks apply)
+before=$(sql "select count(*) from runs")
+refused=0 total=0
+for f in "$ROOT"/tests/pipelines/invalid/*.yaml; do
+	total=$((total + 1))
+	cp "$f" "$TEST_TMP/corpus.yaml" && chmod 0644 "$TEST_TMP/corpus.yaml"
+	pos=$(sed -n '1s/^# expect: \([0-9]*:[0-9]*\):.*/\1/p' "$f")
+	out=$(as alice "$BIN/roofline" submit --plugin-dir "$BUILD/plugins" "$TEST_TMP/corpus.yaml" 2>&1)
+	rc=$?
+	if ((rc == 1)) && [[ $out == *"corpus.yaml:$pos:"* ]]; then
+		refused=$((refused + 1))
+	else
+		diag "$(basename "$f"): exit $rc: $out"
+	fi
+done
+is "$refused" "$total" "all $total invalid pipelines refused by submit with their file:line:col"
+is "$(sql "select count(*) from runs")" "$before" "and none of them queued a run"
+
 # -- an invalid pipeline submits nothing
 before=$(sql "select count(*) from runs")
 printf 'name: bad\nsteps:\n  - { id: a, plugin: smoke, with: { mesage: x } }\n' >"$TEST_TMP/bad.yaml"
