@@ -1,5 +1,6 @@
 /*
- * ncu-parse-bench - how fast common/ncu_csv.c parses a large raw-page export.
+ * ncu-parse-bench - how fast common/ncu_csv.c parses a large raw-page export
+ * (and common/ncu_record.c builds its records).
  *
  * Builds, in memory, an ncu raw-page CSV of N launches from a real capture
  * (its ncu lines, header and units rows, then its data rows repeated with new
@@ -15,6 +16,8 @@
 #include <time.h>
 
 #include "ncu_csv.h"
+#include "ncu_record.h"
+#include "ncu_table.h"
 
 static double now(void)
 {
@@ -77,24 +80,24 @@ int main(int argc, char **argv)
 {
 	long n = argc > 3 ? atol(argv[3]) : 100000, reps = argc > 4 ? atol(argv[4]) : 3;
 	char err[NCU_CSV_ERRLEN];
-	struct ncu_csv_table *table;
-	const struct ncu_csv_metric **sel;
+	struct ncu_table *table;
+	const struct ncu_table_row **sel;
 	size_t len, big_len;
 	char *src, *big;
 	double best_parse = 1e9, best_all = 1e9;
 	long nsel, r;
 
 	if (argc < 3 || !(src = slurp(argv[1], &len)) ||
-	    ncu_csv_table_load(argv[2], &table, err, sizeof(err))) {
+	    ncu_table_load(argv[2], &table, err, sizeof(err))) {
 		fprintf(stderr, "usage: ncu-parse-bench FIXTURE.csv METRICS.tsv [N] [R]\n");
 		return 2;
 	}
-	nsel = ncu_csv_table_select(table, "90", NULL, 0, &sel);
+	nsel = ncu_table_select(table, "90", NULL, 0, &sel);
 	big = make_csv(src, n, &big_len);
 	for (r = 0; r < reps; r++) {
 		const char *names[64];
-		struct ncu_csv_column cols[64];
-		struct ncu_csv_record rec = { 0 };
+		struct ncu_record_column cols[64];
+		struct ncu_record rec = { 0 };
 		struct ncu_csv *t;
 		char *copy = malloc(big_len + 1);
 		double t0, t1, t2;
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < nsel; i++) {
 			names[i] = sel[i]->metric;
-			cols[i] = (struct ncu_csv_column){ sel[i]->metric, sel[i]->role, (size_t)i };
+			cols[i] = (struct ncu_record_column){ sel[i]->metric, sel[i]->role, (size_t)i };
 		}
 		memcpy(copy, big, big_len + 1);
 		t0 = now();
@@ -113,7 +116,7 @@ int main(int argc, char **argv)
 		}
 		t1 = now();
 		for (i = 0; i < (long)t->n_launches; i++)
-			if (ncu_csv_kernel_record(t, (size_t)i, cols, (size_t)nsel, NULL, &rec))
+			if (ncu_record_kernel(t, (size_t)i, cols, (size_t)nsel, NULL, &rec))
 				return 1;
 		t2 = now();
 		if ((long)t->n_launches != n) {
@@ -122,7 +125,7 @@ int main(int argc, char **argv)
 		}
 		best_parse = t1 - t0 < best_parse ? t1 - t0 : best_parse;
 		best_all = t2 - t0 < best_all ? t2 - t0 : best_all;
-		ncu_csv_record_release(&rec);
+		ncu_record_release(&rec);
 		ncu_csv_free(t);
 	}
 	printf("%ld launches, %.1f MB raw-page CSV (%ld metrics kept of each row): "
@@ -132,6 +135,6 @@ int main(int argc, char **argv)
 	free(big);
 	free(src);
 	free(sel);
-	ncu_csv_table_free(table);
+	ncu_table_free(table);
 	return 0;
 }

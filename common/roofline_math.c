@@ -171,12 +171,12 @@ static int role_of(const char *role)
 	return -1;
 }
 
-int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_csv_table *t,
+int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_table *t,
 			    const char *arch)
 {
-	const struct ncu_csv_metric **rows = NULL;
-	long n = ncu_csv_table_select(t, arch, (const char *const[]){ "all" }, 1,
-				      &rows);
+	const struct ncu_table_row **rows = NULL;
+	long n = ncu_table_select(t, arch, (const char *const[]){ "all" }, 1,
+				  &rows);
 
 	if (n < 0)
 		return -ENOMEM;

@@ -5,7 +5,7 @@
  * tests and its benchmark: everything of the analysis that needs no host.
  * Four parts: the point arithmetic (no allocation); the reading of `kernel`
  * records (docs/collect.md) into counts by the roles and factors of the
- * metric table (common/ncu_csv.h); those counts summed per kernel and GPU;
+ * metric table (common/ncu_table.h); those counts summed per kernel and GPU;
  * and the `ceiling` records of each GPU (docs/ceilings.md).  Units: FLOPs, bytes, seconds, FLOP/s
  * and B/s in; GFLOP/s (1e9, not 1024^3) out.  docs/analysis.md has the
  * formulas with their sources (the seeds: NERSC's roofline-on-nvidia-gpus,
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ncu_csv.h"
+#include "ncu_table.h"
 #include "rooflined_plugin.h"
 
 /* Memory levels, innermost first.  RLM_COMPUTE is "no level binds". */
@@ -182,7 +182,7 @@ const char *roofline_math_role_name(enum rlm_role r);
 
 /* Fill a (zeroed by the caller) with arch's rows of t, which a borrows and
  * must outlive it.  0, or -ENOMEM. */
-int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_csv_table *t,
+int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_table *t,
 			    const char *arch);
 void roofline_math_arch_release(struct rlm_arch *a);
 

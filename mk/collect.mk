@@ -3,8 +3,13 @@
 # Included by the Makefile.
 #
 #   plugins/ncu.c, plugins/ncu_import.c   the plugins (libc only)
-#   common/ncu_csv.c                      CSV reader, metric table, kernel
-#                                         records: linked (PIC) into both
+#   plugins/ncu/argv.c                    the ncu plugin's command line
+#   common/ncu_csv.c                      the CSV reader (raw, details pages)
+#   common/ncu_table.c                    the metric table
+#   common/ncu_record.c                   device and kernel records
+#   common/ncu_text.c, ncu_value.c,       fields, lines, errors; numbers and
+#   common/strmap.c                       units; name lookups.  All six are
+#                                         linked (PIC) into both plugins
 #   kernels/*.cu                          reference kernels (built by the
 #                                         Makefile's kernels rule)
 #   etc/ncu-metrics.tsv                   the metric set per architecture
@@ -12,22 +17,26 @@
 PLUGINS_JOB += ncu ncu_import
 
 # ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
-NCU_PIC_OBJS := $(B)/obj/plugins/ncu/ncu_csv.o
+# The common/ modules both plugins link, PIC copies under obj/plugins/ncu/
+# (mk/analyze.mk links the metric table's three into hierarchical.so too).
+NCU_MODULES  := ncu_csv ncu_table ncu_record ncu_text ncu_value strmap
+NCU_PIC_OBJS := $(patsubst %,$(B)/obj/plugins/ncu/%.o,$(NCU_MODULES))
+NCU_OBJS     := $(patsubst %,$(B)/obj/common/%.o,$(NCU_MODULES))
 
-$(B)/obj/plugins/ncu/ncu_csv.o: common/ncu_csv.c
+$(NCU_PIC_OBJS): $(B)/obj/plugins/ncu/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/plugins/ncu.so: $(NCU_PIC_OBJS)
+$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o
 $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS)
 
 # ---- unit tests: the plugin .c is #included by its test ----
-$(B)/tests/test_ncu_csv: $(B)/obj/common/ncu_csv.o
-$(B)/tests/test_ncu_plugin: $(B)/obj/common/ncu_csv.o
-$(B)/tests/test_ncu_import: $(B)/obj/common/ncu_csv.o
+$(B)/tests/test_ncu_csv: $(NCU_OBJS)
+$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o
+$(B)/tests/test_ncu_import: $(NCU_OBJS)
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
-$(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(B)/obj/common/ncu_csv.o
+$(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^
 

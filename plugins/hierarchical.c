@@ -78,7 +78,7 @@
 #include <string.h>
 
 #include "hierarchical/points.h"
-#include "ncu_csv.h"
+#include "ncu_table.h"
 #include "roofline_math.h"
 #include "rooflined_plugin.h"
 
@@ -300,7 +300,7 @@ static struct rlm_arch *arch_for(struct job *j, const char *cc)
 	struct rlm_arch **v, *a;
 	char arch[8];
 
-	if (!cc || !ncu_csv_arch_of_cc(cc, arch, sizeof(arch)))
+	if (!cc || !ncu_table_arch_of_cc(cc, arch, sizeof(arch)))
 		arch[0] = '\0';
 	for (size_t i = 0; i < j->n_archs; i++)
 		if (strcmp(j->archs[i]->arch, arch) == 0)
@@ -617,7 +617,7 @@ static int on_invocation(void *arg, const char *step, const char *kind,
 static int load_table(struct job *j)
 {
 	const char *etc = getenv("ROOFLINE_ETC");
-	char err[NCU_CSV_ERRLEN], path[4096];
+	char err[NCU_TABLE_ERRLEN], path[4096];
 	int rc;
 
 	if (!j->cfg->metrics_table && !(etc && *etc)) {
@@ -627,7 +627,7 @@ static int load_table(struct job *j)
 	snprintf(path, sizeof(path), "%s%s%s", j->cfg->metrics_table ? "" : etc,
 		 j->cfg->metrics_table ? "" : "/",
 		 j->cfg->metrics_table ? j->cfg->metrics_table : TABLE_NAME);
-	rc = ncu_csv_table_load(path, &j->table, err, sizeof(err));
+	rc = ncu_table_load(path, &j->table, err, sizeof(err));
 	if (rc)
 		rl_error(j->ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
 	return rc;
@@ -649,7 +649,7 @@ static void job_release(struct job *j)
 	free(j->kplan);
 	roofline_math_kernels_release(&j->kernels);
 	roofline_math_gpus_release(&j->gpus);
-	ncu_csv_table_free(j->table);
+	ncu_table_free(j->table);
 }
 
 /* Pass 1 and its checks; RL_OK when there is something to emit. */

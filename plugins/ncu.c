@@ -7,18 +7,20 @@
  *       --metrics SET [-k regex:K] [--launch-skip N] [--launch-count N]
  *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
  *
- * SET is the GPU architecture's rows of the metric table (etc/ncu-metrics.tsv:
- * data, not code).  With --log-file, ncu writes its own lines and the CSV
- * table into OUT/ncu.csv, while the profiled program's stdout and stderr go
- * to OUT/program.log.  The table is parsed (common/ncu_csv.h); every GPU
- * becomes a `device` record (the raw page's device__attribute_*, nvlink__*,
- * numa__*, c2clink__* columns, once), every launch a `kernel` record (every
- * collected metric but those device properties under its ncu name, in ncu's
- * base units, exact text; `missing` lists what ncu did not deliver: ncu
- * drops metric names it does not know without an error), then one
- * `collect_summary` record.  Anything wrong - ncu or the program failing,
- * an ==ERROR== line, a damaged table, a launch without values - fails the
- * step and emits nothing, so no partial profile is ever stored.
+ * (built by plugins/ncu/argv.c).  SET is the GPU architecture's rows of the
+ * metric table (etc/ncu-metrics.tsv: data, not code; common/ncu_table.h).
+ * With --log-file, ncu writes its own lines and the CSV table into
+ * OUT/ncu.csv, while the profiled program's stdout and stderr go to
+ * OUT/program.log.  The table is parsed (common/ncu_csv.h) and turned into
+ * records (common/ncu_record.h): every GPU becomes a `device` record (the raw
+ * page's device__attribute_*, nvlink__*, numa__*, c2clink__* columns, once),
+ * every launch a `kernel` record (every collected metric but those device
+ * properties under its ncu name, in ncu's base units, exact text; `missing`
+ * lists what ncu did not deliver: ncu drops metric names it does not know
+ * without an error), then one `collect_summary` record.  Anything wrong - ncu
+ * or the program failing, an ==ERROR== line, a damaged table, a launch
+ * without values - fails the step and emits nothing, so no partial profile is
+ * ever stored.
  *
  * A bare program name is looked up in $ROOFLINE_LIBEXEC (the reference
  * kernels), then the run directory, then PATH; a relative path is taken from
@@ -37,24 +39,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ncu/argv.h"
 #include "ncu_csv.h"
+#include "ncu_record.h"
+#include "ncu_table.h"
+#include "ncu_value.h"
 #include "rooflined_plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define NCU_CSV_FILE "ncu.csv"
 #define PROGRAM_LOG_FILE "program.log"
-
-struct ncu_config {
-	struct rl_strlist command;
-	struct rl_strlist kernels;
-	long launch_skip;
-	long launch_count;
-	char *nvtx_include;
-	char *metrics_table;
-	char *arch;
-	char *ncu;
-	struct rl_strlist extra;
-};
 
 static const struct rl_option ncu_options[] = {
 	{ "command", RL_OPT_COMMAND, NULL, offsetof(struct ncu_config, command),
@@ -81,7 +75,7 @@ static const struct rl_option ncu_options[] = {
 };
 
 struct ncu_state {
-	struct ncu_csv_table *table;
+	struct ncu_table *table;
 	char *table_path;
 };
 
@@ -344,7 +338,7 @@ static int detect_arch(struct rl_ctx *ctx, char *arch, size_t size)
 	free(smi);
 	if (rc == 0) {
 		buf[strcspn(buf, "\r\n")] = '\0';
-		if (ncu_csv_arch_of_cc(buf, arch, size))
+		if (ncu_table_arch_of_cc(buf, arch, size))
 			return 0;
 	}
 	rl_error(ctx, "cannot tell the GPU architecture (nvidia-smi --query-gpu=compute_cap: %s); set the option arch, e.g. arch: 90",
@@ -352,162 +346,21 @@ static int detect_arch(struct rl_ctx *ctx, char *arch, size_t size)
 	return -EINVAL;
 }
 
-/* ---- the ncu command line ------------------------------------------------- */
-
-struct argv_buf {
-	char **v;
-	size_t n, cap;
-	char *owned[8]; /* strings built here, freed with the argv */
-	size_t n_owned;
-};
-
-static int argv_add(struct argv_buf *a, const char *s)
-{
-	if (a->n + 2 > a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 32;
-		void *p = realloc(a->v, cap * sizeof(char *));
-
-		if (!p)
-			return -ENOMEM;
-		a->v = p;
-		a->cap = cap;
-	}
-	a->v[a->n++] = (char *)(uintptr_t)s;
-	a->v[a->n] = NULL;
-	return 0;
-}
-
-/* Add a string the argv owns (NULL: out of memory). */
-static int argv_add_owned(struct argv_buf *a, char *s)
-{
-	if (!s || a->n_owned == sizeof(a->owned) / sizeof(a->owned[0])) {
-		free(s);
-		return -ENOMEM;
-	}
-	a->owned[a->n_owned++] = s;
-	return argv_add(a, s);
-}
-
-static void argv_release(struct argv_buf *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->n_owned; i++)
-		free(a->owned[i]);
-	free(a->v);
-	memset(a, 0, sizeof(*a));
-}
-
-/* "m1,m2,..." of the selected rows; caller frees. */
-static char *metric_list(const struct ncu_csv_metric *const *sel, size_t n)
-{
-	size_t len = 1, i;
-	char *s, *p;
-
-	for (i = 0; i < n; i++)
-		len += strlen(sel[i]->metric) + 1;
-	s = p = malloc(len);
-	if (!s)
-		return NULL;
-	*p = '\0';
-	for (i = 0; i < n; i++)
-		p += sprintf(p, "%s%s", i ? "," : "", sel[i]->metric);
-	return s;
-}
-
-/* "regex:(A)|(B)" of the kernels option; caller frees. */
-static char *kernel_filter(const struct rl_strlist *k)
-{
-	size_t len = sizeof("regex:"), i;
-	char *s, *p;
-
-	for (i = 0; i < k->n; i++)
-		len += strlen(k->v[i]) + 3;
-	s = p = malloc(len);
-	if (!s)
-		return NULL;
-	p += sprintf(p, "regex:");
-	for (i = 0; i < k->n; i++)
-		p += sprintf(p, "%s(%s)", i ? "|" : "", k->v[i]);
-	return s;
-}
-
-static char *long_text(long v)
-{
-	char *s = malloc(24);
-
-	if (s)
-		snprintf(s, 24, "%ld", v);
-	return s;
-}
-
-static int build_argv(struct argv_buf *a, const struct ncu_config *cfg,
-		      const char *ncu, const char *program, const char *metrics,
-		      const char *log_path)
-{
-	static const char *const fixed[] = {
-		"--clock-control", "none", "--print-units", "base", "--csv",
-		"--page", "raw", "--metrics", NULL,
-	};
-	int err = argv_add(a, ncu);
-	size_t i;
-
-	for (i = 0; !err && fixed[i]; i++)
-		err = argv_add(a, fixed[i]);
-	err = err ? err : argv_add(a, metrics);
-	if (!err && cfg->kernels.n)
-		err = argv_add(a, "-k") ? -ENOMEM : argv_add_owned(a, kernel_filter(&cfg->kernels));
-	if (!err && cfg->launch_skip)
-		err = argv_add(a, "--launch-skip") ? -ENOMEM : argv_add_owned(a, long_text(cfg->launch_skip));
-	if (!err && cfg->launch_count)
-		err = argv_add(a, "--launch-count") ? -ENOMEM : argv_add_owned(a, long_text(cfg->launch_count));
-	if (!err && cfg->nvtx_include)
-		err = argv_add(a, "--nvtx") || argv_add(a, "--nvtx-include") ? -ENOMEM :
-		      argv_add(a, cfg->nvtx_include);
-	err = err ? err : argv_add(a, "--log-file");
-	err = err ? err : argv_add(a, log_path);
-	err = err ? err : argv_add(a, "--");
-	err = err ? err : argv_add(a, program);
-	for (i = 1; !err && i < cfg->command.n; i++)
-		err = argv_add(a, cfg->command.v[i]);
-	return err;
-}
-
-/* The command line as one string for the summary record; caller frees. */
-static char *argv_text(char *const *v)
-{
-	size_t len = 1, i;
-	char *s, *p;
-
-	for (i = 0; v[i]; i++)
-		len += strlen(v[i]) + 3;
-	s = p = malloc(len);
-	if (!s)
-		return NULL;
-	for (i = 0; v[i]; i++) {
-		bool q = !*v[i] || strpbrk(v[i], " \t'\"|()*") != NULL;
-
-		p += sprintf(p, q ? "%s'%s'" : "%s%s", i ? " " : "", v[i]);
-	}
-	*p = '\0';
-	return s;
-}
-
 /* ---- records ---------------------------------------------------------------- */
 
 /* Columns of the parsed table for the selected rows (slot = row index). */
-static struct ncu_csv_column *columns_of(const struct ncu_csv_metric *const *sel,
-					 size_t n)
+static struct ncu_record_column *columns_of(const struct ncu_table_row *const *sel,
+					    size_t n)
 {
-	struct ncu_csv_column *cols = calloc(n ? n : 1, sizeof(*cols));
+	struct ncu_record_column *cols = calloc(n ? n : 1, sizeof(*cols));
 	size_t i;
 
 	for (i = 0; cols && i < n; i++)
-		cols[i] = (struct ncu_csv_column){ sel[i]->metric, sel[i]->role, i };
+		cols[i] = (struct ncu_record_column){ sel[i]->metric, sel[i]->role, i };
 	return cols;
 }
 
-static const char **names_of(const struct ncu_csv_metric *const *sel, size_t n)
+static const char **names_of(const struct ncu_table_row *const *sel, size_t n)
 {
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	size_t i;
@@ -518,7 +371,7 @@ static const char **names_of(const struct ncu_csv_metric *const *sel, size_t n)
 }
 
 /* Distinct kernel names and the most passes any launch needed. */
-static void summarize(const struct ncu_csv *t, const struct ncu_csv_column *cols,
+static void summarize(const struct ncu_csv *t, const struct ncu_record_column *cols,
 		      size_t ncols, long *kernels, long *passes)
 {
 	size_t i, j, k;
@@ -537,7 +390,7 @@ static void summarize(const struct ncu_csv *t, const struct ncu_csv_column *cols
 			double p;
 
 			if (cols[k].role && strcmp(cols[k].role, "passes") == 0 &&
-			    !ncu_csv_number(t->launches[i].values[k], &p) && p > *passes)
+			    !ncu_value_parse(t->launches[i].values[k], &p) && p > *passes)
 				*passes = (long)p;
 		}
 	}
@@ -545,32 +398,32 @@ static void summarize(const struct ncu_csv *t, const struct ncu_csv_column *cols
 
 /* The device records, then the kernel records. */
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
-			const struct ncu_csv_column *cols, size_t ncols,
+			const struct ncu_record_column *cols, size_t ncols,
 			const char *version)
 {
 	const struct rl_field extra[] = {
 		{ "source", "ncu" }, { "ncu_version", version }, { NULL, NULL },
 	};
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record rec = { 0 };
 	size_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < t->n_devices; i++) {
-		err = ncu_csv_device_record(t, i, extra, &rec);
+		err = ncu_record_device(t, i, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "device", rec.fields);
 	}
 	for (i = 0; !err && i < t->n_launches; i++) {
-		err = ncu_csv_kernel_record(t, i, cols, ncols, extra, &rec);
+		err = ncu_record_kernel(t, i, cols, ncols, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
 	}
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	return err;
 }
 
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
-			const struct ncu_csv_column *cols, size_t ncols,
+			const struct ncu_record_column *cols, size_t ncols,
 			double wall_s, const char *command)
 {
 	char kern[24], inv[24], pas[24], wall[32];
@@ -593,7 +446,7 @@ static void ncu_fini(void *state)
 {
 	struct ncu_state *st = state;
 
-	ncu_csv_table_free(st->table);
+	ncu_table_free(st->table);
 	free(st->table_path);
 	free(st);
 }
@@ -606,7 +459,7 @@ static int check_extra(struct rl_ctx *ctx, const struct ncu_config *cfg,
 
 	for (i = 0; i < cfg->extra.n; i++) {
 		if (strcmp(cfg->extra.v[i], "all") == 0 ||
-		    ncu_csv_table_has_extra_role(st->table, cfg->extra.v[i]))
+		    ncu_table_has_extra_role(st->table, cfg->extra.v[i]))
 			continue;
 		rl_error(ctx, "extra: '%s' is not 'all' nor a role of an extra row of %s",
 			 cfg->extra.v[i], st->table_path);
@@ -619,7 +472,7 @@ static int ncu_init(struct rl_ctx *ctx, const void *config, void **state)
 {
 	const struct ncu_config *cfg = config;
 	const char *etc = getenv("ROOFLINE_ETC");
-	char err[NCU_CSV_ERRLEN];
+	char err[NCU_TABLE_ERRLEN];
 	struct ncu_state *st;
 	int rc;
 
@@ -636,8 +489,8 @@ static int ncu_init(struct rl_ctx *ctx, const void *config, void **state)
 		return -ENOMEM;
 	st->table_path = cfg->metrics_table ? strdup(cfg->metrics_table) :
 					      join(etc, NCU_TABLE_NAME);
-	rc = st->table_path ? ncu_csv_table_load(st->table_path, &st->table, err,
-						 sizeof(err)) : -ENOMEM;
+	rc = st->table_path ? ncu_table_load(st->table_path, &st->table, err,
+					     sizeof(err)) : -ENOMEM;
 	if (!rc)
 		rc = check_extra(ctx, cfg, st);
 	else
@@ -663,10 +516,10 @@ struct job {
 	char arch[8];
 	char version[64];
 	char *ncu, *program, *metrics, *csv_path, *log_path, *command;
-	const struct ncu_csv_metric **sel;
+	const struct ncu_table_row **sel;
 	const char **names; /* the selected rows' metric names */
 	long n_sel;
-	struct ncu_csv_column *cols;
+	struct ncu_record_column *cols;
 	struct argv_buf argv;
 	struct ncu_csv *csv;
 };
@@ -718,19 +571,19 @@ static enum rl_result prepare(struct rl_ctx *ctx, const struct ncu_config *cfg,
 	} else {
 		snprintf(j->arch, sizeof(j->arch), "%s", cfg->arch);
 	}
-	if (!ncu_csv_table_has_arch(st->table, j->arch))
+	if (!ncu_table_has_arch(st->table, j->arch))
 		rl_warn(ctx, "%s has no rows of its own for arch %s: collecting the '*' rows only",
 			st->table_path, j->arch);
-	j->n_sel = ncu_csv_table_select(st->table, j->arch,
-					(const char *const *)cfg->extra.v, cfg->extra.n,
-					&j->sel);
-	j->metrics = j->n_sel > 0 ? metric_list(j->sel, (size_t)j->n_sel) : NULL;
+	j->n_sel = ncu_table_select(st->table, j->arch,
+				    (const char *const *)cfg->extra.v, cfg->extra.n,
+				    &j->sel);
+	j->metrics = j->n_sel > 0 ? argv_metric_list(j->sel, (size_t)j->n_sel) : NULL;
 	j->cols = j->n_sel > 0 ? columns_of(j->sel, (size_t)j->n_sel) : NULL;
 	j->names = j->n_sel > 0 ? names_of(j->sel, (size_t)j->n_sel) : NULL;
 	j->csv_path = join(ctx->out_dir, NCU_CSV_FILE);
 	j->log_path = join(ctx->out_dir, PROGRAM_LOG_FILE);
 	if (!j->metrics || !j->cols || !j->names || !j->csv_path || !j->log_path ||
-	    build_argv(&j->argv, cfg, j->ncu, j->program, j->metrics, j->csv_path) ||
+	    argv_build(&j->argv, cfg, j->ncu, j->program, j->metrics, j->csv_path) ||
 	    !(j->command = argv_text(j->argv.v))) {
 		rl_error(ctx, "out of memory");
 		return RL_FAIL;

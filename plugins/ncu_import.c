@@ -4,17 +4,18 @@
  * For users who already have reports: `ncu --csv ... > x.csv` (details page,
  * ncu's default), `ncu --csv --page raw`, or `ncu -i x.ncu-rep --csv [--page
  * raw]`, with or without --print-units base.  The file (an RL_OPT_PATH inside
- * the run directory) is parsed with common/ncu_csv.h; every distinct GPU
- * becomes a `device` record (its device__attribute_*, nvlink__*, numa__*,
- * c2clink__* columns, once) and every launch a `kernel` record like the ncu
- * plugin's, with source=ncu-import, holding the metrics of the metric table
- * (etc/ncu-metrics.tsv) that the file has for the launch's architecture (its
- * CC column).  Nothing is invented: the default-set metrics the file lacks
- * are listed in `missing`; values that ncu printed with a unit prefix
- * (default units: "4.61 Kbyte") are converted to base units and listed in
- * `rounded`, since ncu rounded them.  CSV exports do not
- * say which ncu wrote them: ncu_version comes from the option of that name,
- * or is missing.  A damaged file fails the step and emits nothing.
+ * the run directory) is parsed with common/ncu_csv.h and turned into records
+ * with common/ncu_record.h; every distinct GPU becomes a `device` record (its
+ * device__attribute_*, nvlink__*, numa__*, c2clink__* columns, once) and
+ * every launch a `kernel` record like the ncu plugin's, with
+ * source=ncu-import, holding the metrics of the metric table
+ * (etc/ncu-metrics.tsv, common/ncu_table.h) that the file has for the
+ * launch's architecture (its CC column).  Nothing is invented: the
+ * default-set metrics the file lacks are listed in `missing`; values that ncu
+ * printed with a unit prefix (default units: "4.61 Kbyte") are converted to
+ * base units and listed in `rounded`, since ncu rounded them.  CSV exports do
+ * not say which ncu wrote them: ncu_version comes from the option of that
+ * name, or is missing.  A damaged file fails the step and emits nothing.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,6 +25,9 @@
 #include <string.h>
 
 #include "ncu_csv.h"
+#include "ncu_record.h"
+#include "ncu_table.h"
+#include "ncu_value.h"
 #include "rooflined_plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
@@ -49,18 +53,18 @@ static const struct rl_option import_options[] = {
 /* The columns of one architecture: default rows, then extra rows. */
 struct arch_columns {
 	char arch[8];
-	struct ncu_csv_column *cols;
+	struct ncu_record_column *cols;
 	size_t n, n_default;
 };
 
 struct import_job {
-	struct ncu_csv_table *table;
+	struct ncu_table *table;
 	const char **names; /* every metric of the table: the parse selection */
 	long n_names;
 	struct ncu_csv *csv;
 	struct arch_columns archs[MAX_ARCHS];
 	size_t n_archs;
-	struct ncu_csv_column *scratch; /* one launch's columns */
+	struct ncu_record_column *scratch; /* one launch's columns */
 };
 
 static char *join(const char *dir, const char *name)
@@ -83,17 +87,17 @@ static size_t slot_of(const struct import_job *j, const char *metric)
 	return (size_t)-1;
 }
 
-static struct ncu_csv_column column(const struct import_job *j,
-				   const struct ncu_csv_metric *m)
+static struct ncu_record_column column(const struct import_job *j,
+				       const struct ncu_table_row *m)
 {
-	return (struct ncu_csv_column){ m->metric, m->role, slot_of(j, m->metric) };
+	return (struct ncu_record_column){ m->metric, m->role, slot_of(j, m->metric) };
 }
 
 /* Build (once) the columns of arch: its default rows, then its extra rows. */
 static const struct arch_columns *columns_for(struct import_job *j,
 					      const char *arch)
 {
-	const struct ncu_csv_metric **all = NULL;
+	const struct ncu_table_row **all = NULL;
 	struct arch_columns *a;
 	long n, i;
 	size_t k = 0;
@@ -103,7 +107,7 @@ static const struct arch_columns *columns_for(struct import_job *j,
 			return &j->archs[i];
 	if (j->n_archs == MAX_ARCHS)
 		return NULL;
-	n = ncu_csv_table_select(j->table, arch, (const char *const[]){ "all" }, 1, &all);
+	n = ncu_table_select(j->table, arch, (const char *const[]){ "all" }, 1, &all);
 	if (n < 0)
 		return NULL;
 	a = &j->archs[j->n_archs];
@@ -151,14 +155,14 @@ static void job_release(struct import_job *j)
 	free(j->scratch);
 	free(j->names);
 	ncu_csv_free(j->csv);
-	ncu_csv_table_free(j->table);
+	ncu_table_free(j->table);
 }
 
 static int load_table(struct rl_ctx *ctx, const struct import_config *cfg,
 		      struct import_job *j)
 {
 	const char *etc = getenv("ROOFLINE_ETC");
-	char err[NCU_CSV_ERRLEN], *path;
+	char err[NCU_TABLE_ERRLEN], *path;
 	int rc;
 
 	if (!cfg->metrics_table && !(etc && *etc)) {
@@ -166,13 +170,13 @@ static int load_table(struct rl_ctx *ctx, const struct import_config *cfg,
 		return -EINVAL;
 	}
 	path = cfg->metrics_table ? strdup(cfg->metrics_table) : join(etc, NCU_TABLE_NAME);
-	rc = path ? ncu_csv_table_load(path, &j->table, err, sizeof(err)) : -ENOMEM;
+	rc = path ? ncu_table_load(path, &j->table, err, sizeof(err)) : -ENOMEM;
 	free(path);
 	if (rc) {
 		rl_error(ctx, "%s", rc == -ENOMEM ? "out of memory" : err);
 		return rc;
 	}
-	j->n_names = ncu_csv_table_names(j->table, &j->names);
+	j->n_names = ncu_table_names(j->table, &j->names);
 	j->scratch = calloc((size_t)j->table->n + 1, sizeof(*j->scratch));
 	if (j->n_names < 0 || !j->scratch) {
 		rl_error(ctx, "out of memory");
@@ -205,7 +209,7 @@ static int parse_file(struct rl_ctx *ctx, const struct import_config *cfg,
 static const char *launch_arch(struct rl_ctx *ctx, const struct ncu_csv_launch *l,
 			       char *buf, size_t size, bool *warned)
 {
-	if (ncu_csv_arch_of_cc(l->cc, buf, size))
+	if (ncu_table_arch_of_cc(l->cc, buf, size))
 		return buf;
 	if (!*warned)
 		rl_warn(ctx, "launch %s has no usable CC column ('%s'): using the table's '*' rows",
@@ -224,14 +228,14 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 		{ cfg->ncu_version ? "ncu_version" : NULL, cfg->ncu_version },
 		{ NULL, NULL },
 	};
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record rec = { 0 };
 	bool warned = false;
 	size_t i, k, n;
 	int err = 0;
 
 	*passes = -1;
 	for (i = 0; !err && i < j->csv->n_devices; i++) {
-		err = ncu_csv_device_record(j->csv, i, extra, &rec);
+		err = ncu_record_device(j->csv, i, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "device", rec.fields);
 	}
@@ -246,7 +250,7 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 			break;
 		}
 		n = launch_columns(j, a, l);
-		err = ncu_csv_kernel_record(j->csv, i, j->scratch, n, extra, &rec);
+		err = ncu_record_kernel(j->csv, i, j->scratch, n, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
 		for (k = 0; k < n; k++) {
@@ -254,11 +258,11 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 
 			if (j->scratch[k].role && strcmp(j->scratch[k].role, "passes") == 0 &&
 			    j->scratch[k].slot != (size_t)-1 &&
-			    !ncu_csv_number(l->values[j->scratch[k].slot], &p) && p > *passes)
+			    !ncu_value_parse(l->values[j->scratch[k].slot], &p) && p > *passes)
 				*passes = (long)p;
 		}
 	}
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	return err;
 }
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ncu_csv.h"
+#include "ncu_table.h"
 #include "roofline_math.h"
 #include "rooflined_plugin.h"
 
@@ -83,7 +83,7 @@ struct job {
 	struct rl_ctx *ctx;
 	const struct hier_config *cfg;
 	const struct hier_state *st;
-	struct ncu_csv_table *table;
+	struct ncu_table *table;
 	struct rlm_arch **archs;
 	size_t n_archs;
 	struct rlm_gpus gpus;

@@ -1,6 +1,8 @@
 /*
- * test_ncu_csv - the ncu CSV reader, the metric table and kernel records,
- * on real Nsight Compute output captured on an H100 (tests/fixtures/ncu).
+ * test_ncu_csv - the ncu CSV reader (common/ncu_csv.c with ncu_text.c,
+ * ncu_value.c, strmap.c), the metric table (ncu_table.c) and kernel and
+ * device records (ncu_record.c), on real Nsight Compute output captured on
+ * an H100 (tests/fixtures/ncu).
  *
  * Expected numbers come from outside the reader: the kernels' design (grid x
  * block x 10000 adds), the programs' own output, and the fixture text split
@@ -20,6 +22,9 @@
 #include <cmocka.h>
 
 #include "ncu_csv.h"
+#include "ncu_record.h"
+#include "ncu_table.h"
+#include "ncu_value.h"
 
 #define SASS "sm__sass_thread_inst_executed_op_"
 
@@ -62,8 +67,8 @@ static char *read_text(const char *path)
 /* ---- the H100 metric set, from the real table ---------------------------- */
 
 struct set {
-	struct ncu_csv_table *table;
-	const struct ncu_csv_metric **sel;
+	struct ncu_table *table;
+	const struct ncu_table_row **sel;
 	const char *names[64];
 	size_t n;
 };
@@ -71,13 +76,13 @@ struct set {
 static void load_set(struct set *s, const char *arch, const char *const *extra,
 		     size_t n_extra)
 {
-	char err[NCU_CSV_ERRLEN];
+	char err[NCU_TABLE_ERRLEN];
 	long n;
 	size_t i;
 
-	assert_int_equal(ncu_csv_table_load("etc/ncu-metrics.tsv", &s->table, err,
-					    sizeof(err)), 0);
-	n = ncu_csv_table_select(s->table, arch, extra, n_extra, &s->sel);
+	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &s->table, err,
+					sizeof(err)), 0);
+	n = ncu_table_select(s->table, arch, extra, n_extra, &s->sel);
 	assert_true(n > 0 && n <= 64);
 	s->n = (size_t)n;
 	for (i = 0; i < s->n; i++)
@@ -87,7 +92,7 @@ static void load_set(struct set *s, const char *arch, const char *const *extra,
 static void free_set(struct set *s)
 {
 	free(s->sel);
-	ncu_csv_table_free(s->table);
+	ncu_table_free(s->table);
 }
 
 static struct ncu_csv *parse_fixture(const char *name, const struct set *s)
@@ -119,7 +124,7 @@ static double val(const struct ncu_csv *t, const struct set *s, size_t launch,
 	const char *v = t->launches[launch].values[slot(s, metric)];
 
 	assert_non_null(v);
-	assert_int_equal(ncu_csv_number(v, &d), 0);
+	assert_int_equal(ncu_value_parse(v, &d), 0);
 	return d;
 }
 
@@ -435,8 +440,8 @@ static void test_details_default_units(void **state)
 {
 	struct set s;
 	struct ncu_csv *raw, *def;
-	struct ncu_csv_column cols[64];
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record_column cols[64];
+	struct ncu_record rec = { 0 };
 	const char *v, *rounded = NULL;
 	double exact, conv;
 	size_t i;
@@ -448,8 +453,8 @@ static void test_details_default_units(void **state)
 	i = slot(&s, "gpu__time_duration.sum");
 	assert_string_equal(def->launches[0].units[i], "us");
 	for (i = 0; i < s.n; i++)
-		cols[i] = (struct ncu_csv_column){ s.names[i], s.sel[i]->role, i };
-	assert_int_equal(ncu_csv_kernel_record(def, 0, cols, s.n, NULL, &rec), 0);
+		cols[i] = (struct ncu_record_column){ s.names[i], s.sel[i]->role, i };
+	assert_int_equal(ncu_record_kernel(def, 0, cols, s.n, NULL, &rec), 0);
 	for (i = 0; rec.fields[i].key; i++)
 		if (strcmp(rec.fields[i].key, "rounded") == 0)
 			rounded = rec.fields[i].value;
@@ -460,10 +465,10 @@ static void test_details_default_units(void **state)
 		if (strcmp(rec.fields[i].key, "gpu__time_duration.sum") == 0)
 			break;
 	v = rec.fields[i].value;
-	assert_int_equal(ncu_csv_number(v, &conv), 0);
+	assert_int_equal(ncu_value_parse(v, &conv), 0);
 	exact = val(raw, &s, 0, "gpu__time_duration.sum");
 	assert_true(fabs(conv - exact) <= 0.005e3); /* printed in us, 2 decimals */
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	ncu_csv_free(raw);
 	ncu_csv_free(def);
 	free_set(&s);
@@ -645,7 +650,7 @@ static void test_unknown_metric_missing(void **state)
 
 /* ---- records -------------------------------------------------------------- */
 
-static const char *field(const struct ncu_csv_record *rec, const char *key)
+static const char *field(const struct ncu_record *rec, const char *key)
 {
 	size_t i;
 
@@ -659,8 +664,8 @@ static void test_kernel_record(void **state)
 {
 	struct set s;
 	struct ncu_csv *t;
-	struct ncu_csv_column cols[65];
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record_column cols[65];
+	struct ncu_record rec = { 0 };
 	const struct rl_field extra[] = { { "source", "ncu" }, { NULL, NULL } };
 	size_t i;
 
@@ -668,10 +673,10 @@ static void test_kernel_record(void **state)
 	load_set(&s, "90", NULL, 0);
 	t = parse_fixture("kernel_abc.raw.csv", &s);
 	for (i = 0; i < s.n; i++)
-		cols[i] = (struct ncu_csv_column){ s.names[i], s.sel[i]->role, i };
-	cols[s.n] = (struct ncu_csv_column){ "l1tex__lsu_writeback_active_mem_lgds.sum",
-					     "bytes_l1_ncu", (size_t)-1 };
-	assert_int_equal(ncu_csv_kernel_record(t, 0, cols, s.n + 1, extra, &rec), 0);
+		cols[i] = (struct ncu_record_column){ s.names[i], s.sel[i]->role, i };
+	cols[s.n] = (struct ncu_record_column){ "l1tex__lsu_writeback_active_mem_lgds.sum",
+						"bytes_l1_ncu", (size_t)-1 };
+	assert_int_equal(ncu_record_kernel(t, 0, cols, s.n + 1, extra, &rec), 0);
 	assert_string_equal(field(&rec, "kernel"), "kernel_A(double *, long, double)");
 	assert_string_equal(field(&rec, "invocation"), "0");
 	assert_string_equal(field(&rec, "gpu_index"), "0");
@@ -692,12 +697,12 @@ static void test_kernel_record(void **state)
 			assert_non_null(field(&rec, s.names[i]));
 	}
 	assert_null(field(&rec, "device__attribute_display_name"));
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	ncu_csv_free(t);
 	free_set(&s);
 }
 
-static size_t n_fields(const struct ncu_csv_record *rec)
+static size_t n_fields(const struct ncu_record *rec)
 {
 	size_t n = 0;
 
@@ -729,7 +734,7 @@ static void test_devices(void **state)
 	static const char *const files[] = { "kernel_abc.raw.csv", "gsrb.raw.csv",
 					     "dgemm.raw.csv", "kernel_abc.sol.raw.csv" };
 	const struct rl_field extra[] = { { "source", "ncu" }, { NULL, NULL } };
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record rec = { 0 };
 	struct set s;
 	size_t f, i;
 
@@ -756,7 +761,7 @@ static void test_devices(void **state)
 			naive_value(files[f], t->launches[0].kernel, d->names[i], v, sizeof(v));
 			assert_string_equal(d->values[i], v);
 		}
-		assert_int_equal(ncu_csv_device_record(t, 0, extra, &rec), 0);
+		assert_int_equal(ncu_record_device(t, 0, extra, &rec), 0);
 		assert_string_equal(rec.fields[0].key, "gpu_index");
 		assert_string_equal(rec.fields[0].value, "0");
 		assert_string_equal(rec.fields[1].key, "gpu_name");
@@ -769,7 +774,7 @@ static void test_devices(void **state)
 				    "NVIDIA H100 80GB HBM3");
 		ncu_csv_free(t);
 	}
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	free_set(&s);
 }
 
@@ -796,11 +801,11 @@ static void test_device_columns(void **state)
 static void test_devices_synthetic(void **state)
 {
 	static const char *const m[] = { "dram__bytes.sum", "device__attribute_display_name" };
-	const struct ncu_csv_column cols[] = {
+	const struct ncu_record_column cols[] = {
 		{ "dram__bytes.sum", "bytes_dram", 0 },
 		{ "device__attribute_display_name", "gpu_name", 1 },
 	};
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record rec = { 0 };
 	char err[NCU_CSV_ERRLEN];
 	struct ncu_csv *t;
 	int rc;
@@ -831,13 +836,13 @@ static void test_devices_synthetic(void **state)
 	assert_string_equal(t->devices[1].values[2], "12");
 	/* the launch keeps its own value of a collected property */
 	assert_string_equal(t->launches[2].values[1], "GPU A2");
-	assert_int_equal(ncu_csv_device_record(t, 1, NULL, &rec), 0);
+	assert_int_equal(ncu_record_device(t, 1, NULL, &rec), 0);
 	assert_string_equal(field(&rec, "gpu_index"), "1");
 	assert_string_equal(field(&rec, "gpu_name"), "GPU B");
 	assert_string_equal(field(&rec, "cc"), "8.0");
 	assert_string_equal(field(&rec, "device__attribute_clock_rate"), "1410000");
 	assert_int_equal(n_fields(&rec), 3 + 4);
-	assert_int_equal(ncu_csv_kernel_record(t, 1, cols, 2, NULL, &rec), 0);
+	assert_int_equal(ncu_record_kernel(t, 1, cols, 2, NULL, &rec), 0);
 	assert_string_equal(field(&rec, "gpu_index"), "1");
 	assert_string_equal(field(&rec, "gpu_name"), "GPU B");
 	assert_string_equal(field(&rec, "dram__bytes.sum"), "20");
@@ -869,7 +874,7 @@ static void test_devices_synthetic(void **state)
 	assert_int_equal(t->n_devices, 1);
 	assert_null(t->devices[0].device);
 	assert_string_equal(t->devices[0].values[0], "3");
-	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
+	assert_int_equal(ncu_record_device(t, 0, NULL, &rec), 0);
 	assert_null(field(&rec, "gpu_index"));
 	assert_string_equal(field(&rec, "numa__id_cpu"), "3");
 	ncu_csv_free(t);
@@ -888,23 +893,23 @@ static void test_devices_synthetic(void **state)
 	assert_int_equal(t->n_devices, 1);
 	assert_int_equal(t->devices[0].n, 1);
 	assert_string_equal(t->devices[0].values[0], "1980000");
-	assert_int_equal(ncu_csv_kernel_record(t, 1, cols, 2, NULL, &rec), 0);
+	assert_int_equal(ncu_record_kernel(t, 1, cols, 2, NULL, &rec), 0);
 	assert_null(field(&rec, "gpu_name"));
 	assert_string_equal(field(&rec, "missing"), "device__attribute_display_name");
-	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
+	assert_int_equal(ncu_record_device(t, 0, NULL, &rec), 0);
 	assert_null(field(&rec, "gpu_name"));
 	assert_string_equal(field(&rec, "device__attribute_clock_rate"), "1980000");
 	ncu_csv_free(t);
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 }
 
 /* More properties than a records line holds: the rest counted. */
 static void test_device_record_cap(void **state)
 {
 	static const char *const m[] = { "dram__bytes.sum" };
-	size_t n = NCU_CSV_MAX_DEVICE_FIELDS + 10, i, len = 0, cap = n * 40 + 256;
+	size_t n = NCU_RECORD_MAX_DEVICE_FIELDS + 10, i, len = 0, cap = n * 40 + 256;
 	char *text = malloc(cap), err[NCU_CSV_ERRLEN];
-	struct ncu_csv_record rec = { 0 };
+	struct ncu_record rec = { 0 };
 	struct ncu_csv *t;
 	int rc;
 
@@ -921,11 +926,11 @@ static void test_device_record_cap(void **state)
 	if (rc)
 		fail_msg("%s", err);
 	assert_int_equal(t->devices[0].n, n);
-	assert_int_equal(ncu_csv_device_record(t, 0, NULL, &rec), 0);
-	assert_int_equal(n_fields(&rec), NCU_CSV_MAX_DEVICE_FIELDS + 1);
+	assert_int_equal(ncu_record_device(t, 0, NULL, &rec), 0);
+	assert_int_equal(n_fields(&rec), NCU_RECORD_MAX_DEVICE_FIELDS + 1);
 	assert_string_equal(field(&rec, "dropped"), "10");
 	assert_null(field(&rec, "gpu_index"));
-	ncu_csv_record_release(&rec);
+	ncu_record_release(&rec);
 	ncu_csv_free(t);
 	free(text);
 }
@@ -934,12 +939,12 @@ static void test_device_record_cap(void **state)
 
 static void expect_table_error(const char *text, const char *where, const char *what)
 {
-	char err[NCU_CSV_ERRLEN];
-	struct ncu_csv_table *t;
+	char err[NCU_TABLE_ERRLEN];
+	struct ncu_table *t;
 	char *buf = strdup(text);
 
-	assert_int_equal(ncu_csv_table_parse(buf, strlen(buf), "m.tsv", &t, err,
-					     sizeof(err)), -EINVAL);
+	assert_int_equal(ncu_table_parse(buf, strlen(buf), "m.tsv", &t, err,
+					 sizeof(err)), -EINVAL);
 	if (strncmp(err, where, strlen(where)) != 0 || !strstr(err, what))
 		fail_msg("got '%s', want '%s ... %s'", err, where, what);
 }
@@ -950,31 +955,31 @@ static void test_table(void **state)
 			   "90\tx__y.sum\tbytes_dram\t1\tdefault\n"
 			   "90\tsm__t.sum\ttensor_fp16\t1\textra\n"
 			   "*\tsm__a.sum\tflop_dp_fma\t2\tdefault\n";
-	const struct ncu_csv_metric **sel;
-	struct ncu_csv_table *t;
-	char err[NCU_CSV_ERRLEN], *buf = strdup(good);
+	const struct ncu_table_row **sel;
+	struct ncu_table *t;
+	char err[NCU_TABLE_ERRLEN], *buf = strdup(good);
 	long n;
 
 	(void)state;
-	assert_int_equal(ncu_csv_table_parse(buf, strlen(buf), "m.tsv", &t, err,
-					     sizeof(err)), 0);
-	n = ncu_csv_table_select(t, "90", NULL, 0, &sel);
+	assert_int_equal(ncu_table_parse(buf, strlen(buf), "m.tsv", &t, err,
+					 sizeof(err)), 0);
+	n = ncu_table_select(t, "90", NULL, 0, &sel);
 	assert_int_equal(n, 2); /* own bytes_dram replaces '*', no extra */
 	assert_string_equal(sel[0]->metric, "x__y.sum");
 	assert_string_equal(sel[1]->metric, "sm__a.sum");
 	free(sel);
-	n = ncu_csv_table_select(t, "90", (const char *const[]){ "tensor_fp16" }, 1, &sel);
+	n = ncu_table_select(t, "90", (const char *const[]){ "tensor_fp16" }, 1, &sel);
 	assert_int_equal(n, 3);
 	free(sel);
-	n = ncu_csv_table_select(t, "80", (const char *const[]){ "all" }, 1, &sel);
+	n = ncu_table_select(t, "80", (const char *const[]){ "all" }, 1, &sel);
 	assert_int_equal(n, 2);
 	assert_string_equal(sel[0]->metric, "dram__bytes.sum");
 	free(sel);
-	assert_true(ncu_csv_table_has_arch(t, "90"));
-	assert_false(ncu_csv_table_has_arch(t, "80"));
-	assert_true(ncu_csv_table_has_extra_role(t, "tensor_fp16"));
-	assert_false(ncu_csv_table_has_extra_role(t, "bytes_dram"));
-	ncu_csv_table_free(t);
+	assert_true(ncu_table_has_arch(t, "90"));
+	assert_false(ncu_table_has_arch(t, "80"));
+	assert_true(ncu_table_has_extra_role(t, "tensor_fp16"));
+	assert_false(ncu_table_has_extra_role(t, "bytes_dram"));
+	ncu_table_free(t);
 	expect_table_error("*\tdram__bytes.sum\tbytes_xx\t1\tdefault\n", "m.tsv:1:19:",
 			   "unknown role 'bytes_xx'");
 	expect_table_error("*\ta__b.sum\tflop_dp_fma\t1\tdefault\n", "m.tsv:1:24:",
@@ -998,24 +1003,24 @@ static void test_units_and_cc(void **state)
 	char arch[8];
 
 	(void)state;
-	assert_int_equal(ncu_csv_to_base("Kbyte", "4.61", &d, &base), 1);
+	assert_int_equal(ncu_value_to_base("Kbyte", "4.61", &d, &base), 1);
 	assert_true(fabs(d - 4610) < 1e-9);
 	assert_string_equal(base, "byte");
-	assert_int_equal(ncu_csv_to_base("us", "657.38", &d, &base), 1);
+	assert_int_equal(ncu_value_to_base("us", "657.38", &d, &base), 1);
 	assert_true(fabs(d - 657380) < 1e-6);
 	assert_string_equal(base, "ns");
-	assert_int_equal(ncu_csv_to_base("Ghz", "1.98", &d, &base), 1);
+	assert_int_equal(ncu_value_to_base("Ghz", "1.98", &d, &base), 1);
 	assert_true(fabs(d - 1.98e9) < 1);
-	assert_int_equal(ncu_csv_to_base("cycle", "32,768", &d, &base), 0);
+	assert_int_equal(ncu_value_to_base("cycle", "32,768", &d, &base), 0);
 	assert_true(d == 32768);
-	assert_int_equal(ncu_csv_to_base("byte", "abc", &d, &base), -EINVAL);
-	assert_true(ncu_csv_arch_of_cc("9.0", arch, sizeof(arch)));
+	assert_int_equal(ncu_value_to_base("byte", "abc", &d, &base), -EINVAL);
+	assert_true(ncu_table_arch_of_cc("9.0", arch, sizeof(arch)));
 	assert_string_equal(arch, "90");
-	assert_true(ncu_csv_arch_of_cc("12.1", arch, sizeof(arch)));
+	assert_true(ncu_table_arch_of_cc("12.1", arch, sizeof(arch)));
 	assert_string_equal(arch, "121");
-	assert_false(ncu_csv_arch_of_cc("9", arch, sizeof(arch)));
-	assert_false(ncu_csv_arch_of_cc("a.0", arch, sizeof(arch)));
-	assert_false(ncu_csv_arch_of_cc(NULL, arch, sizeof(arch)));
+	assert_false(ncu_table_arch_of_cc("9", arch, sizeof(arch)));
+	assert_false(ncu_table_arch_of_cc("a.0", arch, sizeof(arch)));
+	assert_false(ncu_table_arch_of_cc(NULL, arch, sizeof(arch)));
 }
 
 int main(void)
