@@ -118,8 +118,8 @@ static int fsync_dir_of(const char *path)
 	return rc;
 }
 
-int util_write_file_atomic(const char *path, const void *data, size_t len,
-			   mode_t mode)
+static int write_file(const char *path, const void *data, size_t len,
+		      mode_t mode, bool durable)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd, rc;
@@ -131,7 +131,7 @@ int util_write_file_atomic(const char *path, const void *data, size_t len,
 		goto out_free_tmp;
 	}
 	rc = write_all(fd, data, len);
-	if (!rc && fsync(fd) < 0)
+	if (!rc && durable && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
@@ -139,11 +139,23 @@ int util_write_file_atomic(const char *path, const void *data, size_t len,
 		rc = -errno;
 	if (rc)
 		unlink(tmp);
-	else
+	else if (durable)
 		rc = fsync_dir_of(path);
 out_free_tmp:
 	free(tmp);
 	return rc;
+}
+
+int util_write_file_atomic(const char *path, const void *data, size_t len,
+			   mode_t mode)
+{
+	return write_file(path, data, len, mode, true);
+}
+
+int util_write_file_replace(const char *path, const void *data, size_t len,
+			    mode_t mode)
+{
+	return write_file(path, data, len, mode, false);
 }
 
 int util_read_file(const char *path, size_t max_bytes, char **out, size_t *len)

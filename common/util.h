@@ -29,6 +29,15 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int util_write_file_atomic(const char *path, const void *data, size_t len,
 			   mode_t mode);
 
+/*
+ * The same without the fsyncs: readers never see a half-written file, but
+ * after a crash of the machine the file may be missing.  For files that are
+ * rewritten when missing (the daemon's params.tsv: a step whose launch was
+ * cut short is launched again).
+ */
+int util_write_file_replace(const char *path, const void *data, size_t len,
+			    mode_t mode);
+
 /* Read a whole file (NUL-terminated; *len excludes the NUL).  Caller frees
  * *out.  Refuses files over max_bytes with -EFBIG. */
 int util_read_file(const char *path, size_t max_bytes, char **out, size_t *len);

@@ -115,6 +115,7 @@ struct step_row *engine_steps_query(struct engine *e, const char *sql,
 		s->facility = db_value(r, i, 13)[0] == 't';
 		s->spool_dir = xstrdup(db_value(r, i, 14));
 		s->options = xstrdup(db_value(r, i, 15));
+		s->n_needs = (int)db_long(r, i, 16);
 	}
 	db_result_free(r);
 	*count = n;

@@ -54,6 +54,7 @@ struct step_row {
 	pid_t daemon_pid;
 	char owner[72];
 	bool facility;
+	int n_needs;     /* how many step instances it waits for */
 	char *spool_dir; /* the run's directory, owned */
 	char *options;   /* `option` records, owned */
 };
@@ -106,7 +107,8 @@ void engine_step_failed(struct engine *e, const struct step_row *s,
 	"s.id, s.run_id, s.step_id, s.node, s.plugin, s.on_daemon, s.state, " \
 	"s.attempt, s.retries, coalesce(s.timeout_s, 0), " \
 	"coalesce(s.slurm_job_id, 0), coalesce(s.daemon_pid, 0), r.owner, " \
-	"r.facility, coalesce(r.spool_dir, ''), s.options"
+	"r.facility, coalesce(r.spool_dir, ''), s.options, " \
+	"cardinality(s.needs)"
 struct step_row *engine_steps_query(struct engine *e, const char *sql,
 				    int nparams, const char *const *params,
 				    int *count);

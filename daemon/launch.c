@@ -96,6 +96,8 @@ static int add_inputs(struct engine *e, const struct step_row *s,
 	struct step_row *needs;
 	int n;
 
+	if (s->n_needs == 0)
+		return 0;
 	snprintf(id, sizeof(id), "%ld", s->id);
 	needs = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
@@ -157,7 +159,7 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	}
 	job_spec_format(&spec, &params);
 	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
-	rc = util_write_file_atomic(path, params.buf, params.len, 0644);
+	rc = util_write_file_replace(path, params.buf, params.len, 0644);
 	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
 		rc = -errno;
 	if (rc < 0)
