@@ -70,8 +70,7 @@ int engine_tick(struct engine *e)
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
 		"order by s.id limit 500", 0, NULL, &n);
 
-	for (int i = 0; i < n; i++)
-		launch_step(e, &ready[i]);
+	launch_steps(e, ready, n);
 	engine_steps_free(ready, n);
 	runs_finish_done(e);
 	schedule_fire_due(e);
@@ -131,6 +130,19 @@ void engine_steps_free(struct step_row *rows, int count)
 	free(rows);
 }
 
+static void log_transition(const struct step_row *s, const char *from,
+			   const char *to, const char *detail)
+{
+	char who[256];
+
+	if (!log_enabled(RL_LOG_INFO))
+		return;
+	snprintf(who, sizeof(who), "run=%ld step=%s%s%s", s->run_id, s->step_id,
+		 s->node[0] ? "@" : "", s->node);
+	log_msg(RL_LOG_INFO, who, "%s -> %s%s%s", from, to, detail ? ": " : "",
+		detail ? detail : "");
+}
+
 int engine_step_set_state(struct engine *e, const struct step_row *s,
 			  const char *state, const struct step_change *c)
 {
@@ -180,15 +192,110 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 			  db_error(e->db));
 		return -EIO;
 	}
-	if (log_enabled(RL_LOG_INFO)) {
-		char who[256];
-
-		snprintf(who, sizeof(who), "run=%ld step=%s%s%s", s->run_id,
-			 s->step_id, s->node[0] ? "@" : "", s->node);
-		log_msg(RL_LOG_INFO, who, "%s -> %s%s%s", s->state, state,
-			c->detail ? ": " : "", c->detail ? c->detail : "");
-	}
+	log_transition(s, s->state, state, c->detail);
 	return 0;
+}
+
+/* "{1,2,3}" of rows' ids (where keep[i], or all when keep is NULL). */
+static void id_array(struct strbuf *sb, const struct step_row *rows,
+		     const uint32_t *keep, int n)
+{
+	bool first = true;
+
+	strbuf_addch(sb, '{');
+	for (int i = 0; i < n; i++) {
+		if (keep && !keep[i])
+			continue;
+		strbuf_addf(sb, "%s%ld", first ? "" : ",", rows[i].id);
+		first = false;
+	}
+	strbuf_addch(sb, '}');
+}
+
+int engine_steps_mark_submitting(struct engine *e, struct step_row *rows,
+				 int n)
+{
+	struct strbuf ids = STRBUF_INIT;
+	struct db_result *r;
+	const char *params[1];
+
+	strbuf_init(&ids);
+	id_array(&ids, rows, NULL, n);
+	params[0] = ids.buf;
+	r = db_query(e->db,
+		"with u as (update steps set state = 'submitting',"
+		" attempt = attempt + 1, next_try_at = null"
+		" where id = any($1::bigint[]) and state in ('waiting', 'retry_wait')"
+		" returning id, attempt, on_daemon)"
+		" insert into step_events (step, state, attempt, detail)"
+		" select id, 'submitting', attempt, case when on_daemon then"
+		" 'starting daemon child' else 'submitting' end from u"
+		" returning step, attempt", 1, params);
+	strbuf_release(&ids);
+	if (!r) {
+		log_error("cannot mark steps submitting: %s", db_error(e->db));
+		return -EIO;
+	}
+	for (int i = 0; i < n; i++) {
+		int k;
+
+		for (k = 0; k < db_rows(r) && db_long(r, k, 0) != rows[i].id; k++)
+			;
+		if (k == db_rows(r)) {
+			rows[i].state[0] = '\0';
+			continue;
+		}
+		log_transition(&rows[i], rows[i].state, "submitting", NULL);
+		rows[i].attempt = (int)db_long(r, k, 1);
+		strcpy(rows[i].state, "submitting");
+	}
+	db_result_free(r);
+	return 0;
+}
+
+int engine_steps_set_pending(struct engine *e, const struct step_row *rows,
+			     const uint32_t *jobs, int n)
+{
+	struct strbuf ids = STRBUF_INIT, job_ids = STRBUF_INIT;
+	const char *params[2];
+	bool any = false;
+	long rc;
+
+	strbuf_init(&ids);
+	strbuf_init(&job_ids);
+	id_array(&ids, rows, jobs, n);
+	strbuf_addch(&job_ids, '{');
+	for (int i = 0; i < n; i++) {
+		if (!jobs[i])
+			continue;
+		strbuf_addf(&job_ids, "%s%u", any ? "," : "", jobs[i]);
+		any = true;
+	}
+	strbuf_addch(&job_ids, '}');
+	params[0] = ids.buf;
+	params[1] = job_ids.buf;
+	rc = any ? db_exec(e->db,
+		"with v as (select * from unnest($1::bigint[], $2::bigint[])"
+		" as v(id, job)), u as (update steps s set state = 'pending',"
+		" slurm_job_id = v.job from v where s.id = v.id"
+		" returning s.id, s.attempt, v.job)"
+		" insert into step_events (step, state, attempt, detail)"
+		" select id, 'pending', attempt, 'Slurm job ' || job from u",
+		2, params) : 0;
+	if (rc < 0)
+		log_error("cannot record submitted Slurm jobs (the next start finds "
+			  "them by name): %s", db_error(e->db));
+	for (int i = 0; rc >= 0 && i < n; i++) {
+		char detail[64];
+
+		if (!jobs[i])
+			continue;
+		snprintf(detail, sizeof(detail), "Slurm job %u", jobs[i]);
+		log_transition(&rows[i], "submitting", "pending", detail);
+	}
+	strbuf_release(&ids);
+	strbuf_release(&job_ids);
+	return rc < 0 ? -EIO : 0;
 }
 
 char *engine_attempt_dir(const struct step_row *s, int attempt)

@@ -87,6 +87,15 @@ struct step_change {
 int engine_step_set_state(struct engine *e, const struct step_row *s,
 			  const char *state, const struct step_change *c);
 
+/* The many-rows forms of engine_step_set_state for the launch path:
+ * mark rows 'submitting' with attempt + 1 (rows whose state changed under us
+ * get state "" and are left alone), and record rows[i] 'pending' with Slurm
+ * job jobs[i] (entries with job 0 are skipped).  0 or -EIO. */
+int engine_steps_mark_submitting(struct engine *e, struct step_row *rows,
+				 int n);
+int engine_steps_set_pending(struct engine *e, const struct step_row *rows,
+			     const uint32_t *jobs, int n);
+
 /* The directory of attempt n of step s (caller frees). */
 char *engine_attempt_dir(const struct step_row *s, int attempt);
 
@@ -135,8 +144,9 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
 			 const char *yaml);
 
 /* ---- launch.c ---- */
-/* Launch the next attempt of a ready step: a Slurm job, or a daemon child. */
-void launch_step(struct engine *e, const struct step_row *s);
+/* Launch the next attempt of each ready step (state 'waiting' or
+ * 'retry_wait'): Slurm jobs and daemon children.  Updates rows. */
+void launch_steps(struct engine *e, struct step_row *rows, int n);
 /* Steps left 'submitting' by a crash: adopt their job or submit again. */
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */

@@ -320,68 +320,84 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 	engine_step_failed(e, &copy, error, true);
 }
 
-/* Launch attempt `attempt` of s (s->state is 'waiting', 'retry_wait' or, in
- * a repair, 'submitting'). */
-static void launch_attempt(struct engine *e, const struct step_row *s,
-			   int attempt)
+/*
+ * Launch attempt `attempt` of s, which is already recorded as 'submitting'
+ * with that attempt: prepare its directory, then start a daemon child
+ * (recorded 'running' here) or submit a Slurm job.  Returns the Slurm job id
+ * for the caller to record as 'pending', or 0 (a daemon step, or a failure,
+ * already recorded).
+ */
+static uint32_t launch_submitting(struct engine *e, const struct step_row *s,
+				  int attempt)
 {
 	struct step_change c = STEP_CHANGE_NONE;
 	struct strbuf err = STRBUF_INIT;
 	struct step_row cur = *s;
 	char *dir = engine_attempt_dir(s, attempt);
+	uint32_t job_id = 0;
+	pid_t pid;
 	uid_t uid;
 	gid_t gid;
 
 	strbuf_init(&err);
+	cur.attempt = attempt;
+	strcpy(cur.state, "submitting");
 	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
-		launch_failed(e, s, s->retries + 1, err.buf);
+		launch_failed(e, &cur, s->retries + 1, err.buf);
 		goto out;
 	}
-	if (strcmp(s->state, "submitting") != 0) {
-		c.attempt = attempt;
-		c.detail = s->on_daemon ? "starting daemon child" : "submitting";
-		if (engine_step_set_state(e, s, "submitting", &c) < 0)
-			goto out;
-		strcpy(cur.state, "submitting");
-	}
-	cur.attempt = attempt;
 	if (prepare_attempt(e, s, attempt, dir, uid, gid, &err) < 0) {
 		launch_failed(e, &cur, attempt, err.buf);
 		goto out;
 	}
-	c = (struct step_change)STEP_CHANGE_NONE;
-	if (s->on_daemon) {
-		pid_t pid;
-
-		if (spawn_daemon_child(e, &cur, dir, uid, gid, &pid, &err) < 0) {
+	if (!s->on_daemon) {
+		if (submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err) < 0)
 			launch_failed(e, &cur, attempt, err.buf);
-			goto out;
-		}
-		c.daemon_pid = pid;
-		c.started = true;
-		c.detail = "daemon child started";
-		engine_step_set_state(e, &cur, "running", &c);
-	} else {
-		uint32_t job_id;
-		char detail[64];
-
-		if (submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err) < 0) {
-			launch_failed(e, &cur, attempt, err.buf);
-			goto out;
-		}
-		snprintf(detail, sizeof(detail), "Slurm job %u", job_id);
-		c.job_id = job_id;
-		c.detail = detail;
-		engine_step_set_state(e, &cur, "pending", &c);
+		goto out;
 	}
+	if (spawn_daemon_child(e, &cur, dir, uid, gid, &pid, &err) < 0) {
+		launch_failed(e, &cur, attempt, err.buf);
+		goto out;
+	}
+	c.daemon_pid = pid;
+	c.started = true;
+	c.detail = "daemon child started";
+	engine_step_set_state(e, &cur, "running", &c);
 out:
 	strbuf_release(&err);
 	free(dir);
+	return job_id;
 }
 
-void launch_step(struct engine *e, const struct step_row *s)
+/* Launch a step left 'submitting' (a repair): one at a time. */
+static void launch_attempt(struct engine *e, const struct step_row *s,
+			   int attempt)
 {
-	launch_attempt(e, s, s->attempt + 1);
+	uint32_t job_id = launch_submitting(e, s, attempt);
+
+	if (job_id) {
+		struct step_row cur = *s;
+
+		cur.attempt = attempt;
+		engine_steps_set_pending(e, &cur, &job_id, 1);
+	}
+}
+
+void launch_steps(struct engine *e, struct step_row *rows, int n)
+{
+	uint32_t *jobs = xcalloc((size_t)(n ? n : 1), sizeof(uint32_t));
+
+	/* One statement marks them all 'submitting' (attempt + 1); one more
+	 * records the Slurm jobs.  A crash in between leaves 'submitting',
+	 * which launch_repair_submitting() resolves by job name. */
+	if (engine_steps_mark_submitting(e, rows, n) < 0)
+		goto out;
+	for (int i = 0; i < n; i++)
+		if (strcmp(rows[i].state, "submitting") == 0)
+			jobs[i] = launch_submitting(e, &rows[i], rows[i].attempt);
+	engine_steps_set_pending(e, rows, jobs, n);
+out:
+	free(jobs);
 }
 
 /* ---- following attempts ------------------------------------------------- */
