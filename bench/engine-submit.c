@@ -1,0 +1,90 @@
+/*
+ * engine-submit - Slurm's own submit rate, for comparison with rooflined's:
+ * N batch jobs submitted back to back through daemon/slurm.c's
+ * slurm_submit(), the very call the engine makes (launch.c), with a job of
+ * the same shape (a named one-node job of a partition, run as USER), but no
+ * database, no attempt directory and no plugin behind it.
+ *
+ *   engine-submit USER PARTITION N PREFIX
+ *
+ * Each job runs `true` with /tmp as its working directory and its output
+ * thrown away; its name is PREFIX.<i>.  Prints one line:
+ *   submitted N jobs in W s (R jobs/s), client CPU C s, first job F, last L
+ * Exit status 0 when all N were accepted, 1 otherwise.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "log.h"
+#include "slurm.h"
+#include "util.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static char env_path[] = "PATH=/usr/bin:/bin";
+	char *env[] = { env_path, NULL };
+	struct strbuf err = STRBUF_INIT;
+	uint32_t first = 0, last = 0;
+	struct passwd *pw;
+	double t0, c0, wall, cpu;
+	long n, ok = 0;
+
+	if (argc != 5 || !(pw = getpwnam(argv[1])) ||
+	    util_parse_long(argv[3], &n) < 0 || n < 1) {
+		fprintf(stderr, "usage: engine-submit USER PARTITION N PREFIX\n");
+		return 2;
+	}
+	log_init("engine-submit", RL_LOG_INFO, false);
+	slurm_setup(NULL);
+	strbuf_init(&err);
+	t0 = now_s();
+	c0 = cpu_s();
+	for (long i = 0; i < n; i++) {
+		char *name = xasprintf("%s.%ld", argv[4], i);
+		struct slurm_job_request req = {
+			.name = name, .script = "#!/bin/sh\ntrue\n",
+			.work_dir = "/tmp", .std_out = "/dev/null",
+			.partition = argv[2], .nodes = 1, .time_limit_s = 300,
+			.uid = pw->pw_uid, .gid = pw->pw_gid, .env = env,
+		};
+		uint32_t id;
+
+		if (slurm_submit(&req, &id, &err) == 0) {
+			if (!ok++)
+				first = id;
+			last = id;
+		} else {
+			fprintf(stderr, "engine-submit: %s\n", err.buf);
+			strbuf_reset(&err);
+		}
+		free(name);
+	}
+	wall = now_s() - t0;
+	cpu = cpu_s() - c0;
+	printf("submitted %ld jobs in %.3f s (%.1f jobs/s), client CPU %.3f s, "
+	       "first job %u, last %u\n", ok, wall, (double)ok / wall, cpu,
+	       first, last);
+	strbuf_release(&err);
+	slurm_teardown();
+	return ok == n ? 0 : 1;
+}

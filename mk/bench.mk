@@ -1,0 +1,27 @@
+# mk/bench.mk - the engine benchmark's helpers (bench/engine-bench.sh builds
+# and runs them; results in docs/engine-bench.md).  Included by the Makefile.
+#
+#   bench/engine-submit.c   Slurm's own submit rate through daemon/slurm.c
+#   bench/engine-poll.c     one slurm_poll() alone: wall and CPU
+#
+# OBJ is not defined yet where mk/*.mk are read: objects are named directly.
+# Both link the one libslurm file and the libc-only common/ modules.
+# A fragment must not become make's default goal: the one in force before
+# it is put back at its end.
+ENGINE_BENCH_GOAL := $(.DEFAULT_GOAL)
+
+ENGINE_BENCH_OBJS = $(B)/obj/daemon/slurm.o \
+                    $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
+
+$(B)/bench/engine-submit: $(B)/obj/bench/engine-submit.o $(ENGINE_BENCH_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SLURM_LIBS) -ldl
+
+$(B)/bench/engine-poll: $(B)/obj/bench/engine-poll.o $(ENGINE_BENCH_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SLURM_LIBS) -ldl
+
+.PHONY: engine-bench-tools
+engine-bench-tools: $(B)/bench/engine-submit $(B)/bench/engine-poll
+
+.DEFAULT_GOAL := $(ENGINE_BENCH_GOAL)
