@@ -54,9 +54,11 @@ static bool engine_connected(struct engine *e)
 
 int engine_tick(struct engine *e)
 {
+	int more;
+
 	if (!engine_connected(e))
 		return -EIO;
-	runs_start_queued(e);
+	more = runs_start_queued(e) >= RUNS_START_MAX;
 	runs_handle_cancels(e);
 	launch_poll(e);
 	launch_repair_submitting(e);
@@ -68,13 +70,14 @@ int engine_tick(struct engine *e)
 		"  (s.state = 'waiting' and not exists (select 1 from steps n "
 		"     where n.id = any(s.needs) and n.state <> 'succeeded'))"
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
-		"order by s.id limit 500", 0, NULL, &n);
+		"order by s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX), 0, NULL, &n);
 
 	launch_steps(e, ready, n);
 	engine_steps_free(ready, n);
+	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
 	schedule_fire_due(e);
-	return db_ok(e->db) ? 0 : -EIO;
+	return db_ok(e->db) ? more : -EIO;
 }
 
 static void copy_text(char *dst, size_t size, const char *src)

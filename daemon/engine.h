@@ -65,8 +65,10 @@ struct step_row {
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);
 void engine_release(struct engine *e);
 
-/* One pass over everything; returns 0, or -EIO when the database went away
- * (the caller waits and calls again: the next tick reconnects). */
+/* One pass over everything.  Returns 1 when work was left for the next
+ * pass (more queued runs or ready steps than one pass takes: call again at
+ * once), 0 when nothing waits, or -EIO when the database went away (the
+ * caller waits and calls again: the next tick reconnects). */
 int engine_tick(struct engine *e);
 
 /* Change a step's state, with optional column updates, record the event and
@@ -133,7 +135,12 @@ int engine_user_identity(const struct engine *e, bool facility,
 			 struct strbuf *err);
 
 /* ---- runs.c ---- */
-void runs_start_queued(struct engine *e);
+/* Start up to RUNS_START_MAX queued runs; returns how many were looked at. */
+#define RUNS_START_MAX 200
+#define ENGINE_LAUNCH_MAX 500 /* ready steps launched per pass */
+#define ENGINE_STR_(x) #x
+#define ENGINE_STR(x) ENGINE_STR_(x) /* a number macro as SQL text */
+int runs_start_queued(struct engine *e);
 void runs_handle_cancels(struct engine *e);
 void runs_finish_done(struct engine *e);
 /* Skip every step that (transitively) needs step s. */

@@ -159,8 +159,8 @@ static void run_loop(struct engine *e, struct config *cfg, const char *path)
 	while (!stop_requested) {
 		if (reload_requested)
 			reload(e, cfg, path);
-		engine_tick(e);
-		if (!stop_requested)
+		/* a pass that left work behind is followed by another at once */
+		if (engine_tick(e) <= 0 && !stop_requested)
 			poll(NULL, 0, (int)cfg->poll_interval_ms);
 	}
 }

@@ -306,16 +306,19 @@ out:
 	strbuf_release(&err);
 }
 
-void runs_start_queued(struct engine *e)
+int runs_start_queued(struct engine *e)
 {
 	struct db_result *r = db_query(e->db,
 		"select id, yaml, facility, owner from runs where state = 'queued'"
-		" and not cancel_requested order by id limit 200", 0, NULL);
+		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX), 0, NULL);
 
-	for (int i = 0; r && i < db_rows(r); i++)
+	int n = r ? db_rows(r) : 0;
+
+	for (int i = 0; i < n; i++)
 		start_run(e, db_long(r, i, 0), db_value(r, i, 1),
 			  db_value(r, i, 2)[0] == 't', db_value(r, i, 3));
 	db_result_free(r);
+	return n;
 }
 
 void runs_handle_cancels(struct engine *e)

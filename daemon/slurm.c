@@ -11,6 +11,8 @@
 
 #include "util.h"
 
+static void kept_release(void);
+
 void slurm_setup(const char *conf_path)
 {
 	slurm_init(conf_path);
@@ -18,6 +20,7 @@ void slurm_setup(const char *conf_path)
 
 void slurm_teardown(void)
 {
+	kept_release();
 	slurm_fini();
 }
 
@@ -106,53 +109,95 @@ static const char *state_name(uint32_t state)
 	return base < ARRAY_SIZE(names) && names[base] ? names[base] : "UNKNOWN";
 }
 
-/* The last answer, kept so that an unchanged job table costs one small RPC
- * (slurmctld answers "no change" to an update_time at least as new). */
-static job_info_msg_t *last_jobs;
+/*
+ * Our jobs from the last full answer, copied out of libslurm's message (which
+ * is freed at once: it holds every job of every user, megabytes on a busy
+ * cluster).  An unchanged job table then costs one small RPC: slurmctld
+ * answers "no change" to an update_time at least as new as its last change.
+ */
+struct kept_job {
+	struct slurm_job job;   /* its strings point at the owned copies */
+	char *name, *reason, *nodes;
+};
 
-int slurm_poll(const char *name_prefix,
-	       int (*fn)(void *arg, const struct slurm_job *job), void *arg,
-	       struct strbuf *err)
+static struct {
+	struct kept_job *jobs;
+	size_t n;
+	char *prefix;
+	time_t update;          /* last_update of the answer they came from */
+} kept;
+
+static void kept_release(void)
 {
-	job_info_msg_t *msg = NULL;
-	time_t since = last_jobs ? last_jobs->last_update : 0;
-	size_t plen = strlen(name_prefix);
-	int rc;
-
-	rc = slurm_load_jobs(since, &msg, SHOW_ALL);
-	if (rc != SLURM_SUCCESS) {
-		if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
-			strbuf_addf(err, "cannot load Slurm's jobs: %s",
-				    slurm_strerror(slurm_get_errno()));
-			return -EIO;
-		}
-		msg = last_jobs;
-	} else {
-		if (last_jobs)
-			slurm_free_job_info_msg(last_jobs);
-		last_jobs = msg;
+	for (size_t i = 0; i < kept.n; i++) {
+		free(kept.jobs[i].name);
+		free(kept.jobs[i].reason);
+		free(kept.jobs[i].nodes);
 	}
-	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
+	free(kept.jobs);
+	free(kept.prefix);
+	memset(&kept, 0, sizeof(kept));
+}
+
+/* Replace the kept jobs with msg's jobs named prefix*. */
+static void kept_fill(const job_info_msg_t *msg, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+
+	kept_release();
+	kept.prefix = xstrdup(prefix);
+	kept.update = msg->last_update;
+	kept.jobs = xcalloc(msg->record_count ? msg->record_count : 1,
+			    sizeof(*kept.jobs));
+	for (uint32_t i = 0; i < msg->record_count; i++) {
 		const slurm_job_info_t *j = &msg->job_array[i];
-		struct slurm_job job;
 		int status = (int)j->exit_code;
 
-		if (!j->name || strncmp(j->name, name_prefix, plen) != 0)
+		struct kept_job *k;
+
+		if (!j->name || strncmp(j->name, prefix, plen) != 0)
 			continue;
-		job = (struct slurm_job){
+		k = &kept.jobs[kept.n++];
+		k->name = xstrdup(j->name);
+		k->reason = xstrdup(j->state_desc ? j->state_desc : "");
+		k->nodes = xstrdup(j->nodes ? j->nodes : "");
+		k->job = (struct slurm_job){
 			.id = j->job_id,
-			.name = j->name,
+			.name = k->name,
 			.phase = phase_of(j->job_state),
 			.state = state_name(j->job_state),
-			.reason = j->state_desc ? j->state_desc : "",
-			.nodes = j->nodes ? j->nodes : "",
+			.reason = k->reason,
+			.nodes = k->nodes,
 			.start = j->start_time,
 			.end = j->end_time,
 			.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 			.uid = j->user_id,
 		};
-		rc = fn(arg, &job);
+	}
+}
+
+int slurm_poll(const char *name_prefix,
+	       int (*fn)(void *arg, const struct slurm_job *job), void *arg,
+	       struct strbuf *err)
+{
+	job_info_msg_t *msg = NULL;
+	bool cached = kept.prefix && strcmp(kept.prefix, name_prefix) == 0;
+	/* One second earlier: a job submitted in the same second as the last
+	 * answer must not hide behind "no change". */
+	time_t since = cached ? kept.update - 1 : 0;
+	int rc;
+
+	if (slurm_load_jobs(since, &msg, SHOW_ALL) == SLURM_SUCCESS) {
+		kept_fill(msg, name_prefix);
+		slurm_free_job_info_msg(msg);
+	} else if (!cached || slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA) {
+		strbuf_addf(err, "cannot load Slurm's jobs: %s",
+			    slurm_strerror(slurm_get_errno()));
+		return -EIO;
+	}
+	for (size_t i = 0; i < kept.n; i++) {
+		rc = fn(arg, &kept.jobs[i].job);
 		if (rc)
 			return rc;
 	}

@@ -40,7 +40,7 @@ struct slurm_job_request {
 	char **env;             /* NULL-terminated "K=V" strings */
 };
 
-/* A job as seen in one poll.  Strings are borrowed from the poll. */
+/* A job as seen in one poll.  Strings are borrowed until the next poll. */
 struct slurm_job {
 	uint32_t id;
 	const char *name;
