@@ -89,7 +89,9 @@ int cmd_status(int argc, char **argv)
 {
 	static const char help[] =
 		"usage: roofline status RUN\n\nShows each step of RUN: state, "
-		"attempt, Slurm job id, node, start, end, error.\n";
+		"attempt, Slurm job id, node, start, end, and the error of a\n"
+		"failed step or what Slurm says of one that waits or runs\n"
+		"(\"Slurm: ReqNodeNotAvail, ...\").\n";
 	long id = one_run_arg(argc, argv, "status", help);
 	char run[32];
 	const char *params[] = { run };
@@ -109,7 +111,10 @@ int cmd_status(int argc, char **argv)
 			 " 'daemon' else '-' end), coalesce(exec_node, '-'),"
 			 " coalesce(to_char(started_at, 'HH24:MI:SS'), '-'),"
 			 " coalesce(to_char(ended_at, 'HH24:MI:SS'), '-'),"
-			 " coalesce(error, '') from steps where run_id = $1"
+			 " case when state in ('pending', 'running') and"
+			 " slurm_reason is not null then 'Slurm: ' || slurm_reason"
+			 " else coalesce(error, '') end"
+			 " from steps where run_id = $1"
 			 " order by id", 1, params);
 	if (!r)
 		goto out;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,14 +138,41 @@ static char *follow_once(struct db *db, const char *run, long *last_event)
 	return state;
 }
 
+/* True when a rooflined holds this database (sql/006_hardening.sql). */
+static bool daemon_running(struct db *db)
+{
+	struct db_result *r = db_query(db, "select rooflined_daemon_pid() is not"
+					   " null", 0, NULL);
+	bool yes = !r || (db_rows(r) == 1 && db_value(r, 0, 0)[0] == 't');
+
+	db_result_free(r);
+	return yes;
+}
+
+/* Polls of FOLLOW_POLL_MS between two looks for a daemon. */
+#define FOLLOW_POLL_MS 500
+#define DAEMON_CHECK_POLLS 4
+
 static int follow(struct db *db, long id)
 {
 	char run[32], *state, *last_state = NULL;
 	long last_event = 0;
-	int rc = CLI_FAILED;
+	bool warned = false;
+	int rc = CLI_FAILED, polls = 0;
 
 	snprintf(run, sizeof(run), "%ld", id);
 	while ((state = follow_once(db, run, &last_event))) {
+		/* A queued run with nobody to start it would wait in silence. */
+		if (strcmp(state, "queued") == 0 &&
+		    ++polls % DAEMON_CHECK_POLLS == 0) {
+			bool running = daemon_running(db);
+
+			if (!running && !warned)
+				fprintf(stderr, "roofline submit: no rooflined is running for "
+					"this database: run %ld stays queued until one starts "
+					"(waiting; ^C leaves it queued)\n", id);
+			warned = !running;
+		}
 		if (!last_state || strcmp(state, last_state) != 0)
 			printf("run %ld: %s\n", id, state);
 		free(last_state);
@@ -156,7 +184,7 @@ static int follow(struct db *db, long id)
 		if (strcmp(state, "failed") == 0 || strcmp(state, "cancelled") == 0)
 			break;
 		fflush(stdout);
-		poll(NULL, 0, 500);
+		poll(NULL, 0, FOLLOW_POLL_MS);
 	}
 	free(last_state);
 	return rc;

@@ -124,7 +124,10 @@ static int write_file(const char *path, const void *data, size_t len,
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd, rc;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	/* The temporary name is predictable and may sit in a directory its
+	 * owner can write to: never reuse what is there (a planted link). */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
 		  mode);
 	if (fd < 0) {
 		rc = -errno;

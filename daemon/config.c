@@ -33,6 +33,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "engine tick, e.g. 2s or 500ms" },
 	{ "retry_backoff", CFG_SECONDS, offsetof(struct config, retry_backoff_s),
 	  "first retry delay" },
+	{ "kill_grace", CFG_SECONDS, offsetof(struct config, kill_grace_s),
+	  "time between a timed-out step's SIGTERM and its SIGKILL" },
+	{ "pending_limit", CFG_SECONDS, offsetof(struct config, pending_limit_s),
+	  "longest wait of a Slurm job in the queue before it counts as failed" },
 	{ "log_level", CFG_LEVEL, offsetof(struct config, log_level),
 	  "error, warning, info or debug" },
 	{ "log", CFG_LOG, offsetof(struct config, log_syslog),
@@ -64,6 +68,8 @@ void config_defaults(struct config *cfg)
 	cfg->slurm_conf = xstrdup("");
 	cfg->poll_interval_ms = 2000;
 	cfg->retry_backoff_s = 30;
+	cfg->kill_grace_s = 10;
+	cfg->pending_limit_s = 3600;
 	cfg->log_level = RL_LOG_INFO;
 	cfg->log_syslog = false;
 }

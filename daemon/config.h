@@ -24,6 +24,10 @@ struct config {
 	char *slurm_conf;      /* "" = SLURM_CONF or Slurm's default */
 	long poll_interval_ms; /* engine tick */
 	long retry_backoff_s;  /* first retry delay; doubles each attempt */
+	long kill_grace_s;     /* polite signal at a step's timeout, SIGKILL
+				* (scancel) this much later */
+	long pending_limit_s;  /* an attempt pending longer is cancelled and
+				* counted as failed (a step may set its own) */
 	enum rl_log_level log_level;
 	bool log_syslog;
 };

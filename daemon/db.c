@@ -102,6 +102,25 @@ const char *db_error(struct db *db)
 	return db->error;
 }
 
+int db_socket(struct db *db)
+{
+	return PQsocket(db->conn);
+}
+
+int db_drain_notifications(struct db *db)
+{
+	PGnotify *note;
+	int n = 0;
+
+	if (PQconsumeInput(db->conn) != 1)
+		return -EIO;
+	while ((note = PQnotifies(db->conn))) {
+		PQfreemem(note);
+		n++;
+	}
+	return n;
+}
+
 const char *db_user(struct db *db)
 {
 	return db->user;

@@ -29,6 +29,14 @@ bool db_ok(struct db *db);
 int db_reconnect(struct db *db);
 /* The last error text of the connection ("" when none); borrowed. */
 const char *db_error(struct db *db);
+/* The connection's socket, to wait on with poll(2) for notifications; -1
+ * when there is no connection. */
+int db_socket(struct db *db);
+
+/* Read what the server sent and drop every pending LISTEN notification.
+ * Returns how many there were (>= 0), or -EIO when the connection broke. */
+int db_drain_notifications(struct db *db);
+
 /* The role this session runs as (current_user); borrowed, "" if unknown. */
 const char *db_user(struct db *db);
 

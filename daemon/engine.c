@@ -2,6 +2,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +13,107 @@
 #include "migrate.h"
 #include "util.h"
 
+/*
+ * Take the one-daemon lock for this session and say who we are, so that a
+ * second daemon can name us.  0, -EEXIST (held by another session: err
+ * says by whom) or -EIO.
+ */
+void engine_name_session(struct engine *e)
+{
+	char name[128], host[64] = "?";
+	const char *params[] = { name };
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(name, sizeof(name), "rooflined pid %ld on %s", (long)getpid(),
+		 host);
+	db_exec(e->db, "select set_config('application_name', $1, false)", 1,
+		params);
+}
+
+static int take_daemon_lock(struct engine *e, struct strbuf *err)
+{
+	struct db_result *r;
+	int rc = -EIO;
+
+	engine_name_session(e);
+	r = db_query(e->db, "select pg_try_advisory_lock(" ENGINE_LOCK_KEYS ")",
+		     0, NULL);
+	if (r && db_rows(r) == 1 && db_value(r, 0, 0)[0] == 't') {
+		db_result_free(r);
+		return 0;
+	}
+	if (r) {
+		db_result_free(r);
+		r = db_query(e->db, "select a.application_name, a.pid from"
+				    " pg_locks l join pg_stat_activity a using (pid)"
+				    " where l.locktype = 'advisory' and l.granted"
+				    " and (l.classid, l.objid, l.objsubid) ="
+				    " (" ENGINE_LOCK_KEYS ", 2)", 0, NULL);
+		strbuf_addf(err, "another rooflined already runs on this database"
+			    " (%s, PostgreSQL backend %s): one daemon per database",
+			    r && db_rows(r) ? db_value(r, 0, 0) : "unknown",
+			    r && db_rows(r) ? db_value(r, 0, 1) : "?");
+		rc = -EEXIST;
+	} else {
+		strbuf_addf(err, "cannot take the daemon lock: %s", db_error(e->db));
+	}
+	db_result_free(r);
+	return rc;
+}
+
+/* Lock, then listen for new runs.  0, -EEXIST or -EIO with err. */
+static int setup_session(struct engine *e, struct strbuf *err)
+{
+	int rc = take_daemon_lock(e, err);
+
+	if (rc == 0 && db_exec(e->db, "listen " ENGINE_CHANNEL, 0, NULL) < 0) {
+		strbuf_addf(err, "cannot listen for new runs: %s", db_error(e->db));
+		rc = -EIO;
+	}
+	return rc;
+}
+
+#define LOCK_TRIES 20
+#define LOCK_RETRY_MS 250
+
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 {
+	int rc;
+
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
 	e->db = db_connect(cfg->database, err);
 	if (!e->db)
 		return -ECONNREFUSED;
-	if (migrate_apply(e->db, err) < 0) {
+	/* A predecessor killed a moment ago may still hold the lock until its
+	 * backend notices: a few seconds' grace before refusing. */
+	for (int i = 0; (rc = take_daemon_lock(e, err)) == -EEXIST &&
+			i < LOCK_TRIES; i++) {
+		strbuf_reset(err);
+		poll(NULL, 0, LOCK_RETRY_MS);
+	}
+	if (rc == 0 && migrate_apply(e->db, err) < 0)
+		rc = -EIO;
+	if (rc == 0 && db_exec(e->db, "listen " ENGINE_CHANNEL, 0, NULL) < 0) {
+		strbuf_addf(err, "cannot listen for new runs: %s", db_error(e->db));
+		rc = -EIO;
+	}
+	if (rc < 0) {
 		db_close(e->db);
 		e->db = NULL;
-		return -EIO;
 	}
-	return 0;
+	return rc;
+}
+
+int engine_wakeup_fd(struct engine *e)
+{
+	return e->db && db_ok(e->db) ? db_socket(e->db) : -1;
+}
+
+void engine_drain_wakeups(struct engine *e)
+{
+	if (e->db && db_ok(e->db))
+		db_drain_notifications(e->db);
 }
 
 void engine_release(struct engine *e)
@@ -40,8 +129,21 @@ static bool engine_connected(struct engine *e)
 	if (db_ok(e->db))
 		return true;
 	if (db_reconnect(e->db) == 0) {
-		log_info("reconnected to PostgreSQL");
-		return true;
+		struct strbuf err = STRBUF_INIT;
+		int rc;
+
+		strbuf_init(&err);
+		rc = setup_session(e, &err);
+		if (rc == -EEXIST) {
+			log_error("%s; stopping", err.buf);
+			e->lost_lock = true;
+		} else if (rc == 0) {
+			log_info("reconnected to PostgreSQL");
+		} else {
+			log_error("%s", err.buf);
+		}
+		strbuf_release(&err);
+		return rc == 0;
 	}
 	/* rate-limit: once a minute */
 	if (time(NULL) - last_complaint >= 60) {
@@ -57,7 +159,7 @@ int engine_tick(struct engine *e)
 	int more;
 
 	if (!engine_connected(e))
-		return -EIO;
+		return e->lost_lock ? -EEXIST : -EIO;
 	more = runs_start_queued(e) >= RUNS_START_MAX;
 	runs_handle_cancels(e);
 	launch_poll(e);
@@ -118,6 +220,12 @@ struct step_row *engine_steps_query(struct engine *e, const char *sql,
 		s->spool_dir = xstrdup(db_value(r, i, 14));
 		s->options = xstrdup(db_value(r, i, 15));
 		s->n_needs = (int)db_long(r, i, 16);
+		s->state_s = db_long(r, i, 17);
+		s->run_s = db_long(r, i, 18);
+		s->pending_limit_s = db_long(r, i, 19);
+		copy_text(s->exec_node, sizeof(s->exec_node), db_value(r, i, 20));
+		s->avoid_nodes = xstrdup(db_value(r, i, 21));
+		s->slurm_reason = xstrdup(db_value(r, i, 22));
 	}
 	db_result_free(r);
 	*count = n;
@@ -129,6 +237,8 @@ void engine_steps_free(struct step_row *rows, int count)
 	for (int i = 0; i < count; i++) {
 		free(rows[i].spool_dir);
 		free(rows[i].options);
+		free(rows[i].avoid_nodes);
+		free(rows[i].slurm_reason);
 	}
 	free(rows);
 }
@@ -163,12 +273,17 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 		"   else started_at end,"
 		" ended_at = case when $9::bool then now() else ended_at end,"
 		" next_try_at = case when $10::int is null then null"
-		"   else now() + $10::int * interval '1 second' end"
+		"   else now() + $10::int * interval '1 second' end,"
+		" state_since = case when state = $2 then state_since else now() end,"
+		" slurm_reason = case when $13::text is null then slurm_reason"
+		"   when $13 = '' then null else $13 end,"
+		" avoid_nodes = case when $14::text is null then avoid_nodes"
+		"   when avoid_nodes = '' then $14 else avoid_nodes || ',' || $14 end"
 		" where id = $1 returning id, attempt)"
 		" insert into step_events (step, state, attempt, detail)"
 		" select id, $2, attempt, $11 from u";
 	char id[32], att[32], job[32], pid[32], retry[32], t0[32];
-	const char *params[12];
+	const char *params[14];
 	long rc;
 
 	snprintf(id, sizeof(id), "%ld", s->id);
@@ -189,7 +304,9 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 	params[10] = c->detail;
 	snprintf(t0, sizeof(t0), "%ld", c->started_epoch);
 	params[11] = t0;
-	rc = db_exec(e->db, sql, 12, params);
+	params[12] = c->slurm_reason;
+	params[13] = c->avoid_node;
+	rc = db_exec(e->db, sql, 14, params);
 	if (rc < 0) {
 		log_error("cannot record step %ld state %s: %s", s->id, state,
 			  db_error(e->db));
@@ -227,7 +344,8 @@ int engine_steps_mark_submitting(struct engine *e, struct step_row *rows,
 	params[0] = ids.buf;
 	r = db_query(e->db,
 		"with u as (update steps set state = 'submitting',"
-		" attempt = attempt + 1, next_try_at = null"
+		" attempt = attempt + 1, next_try_at = null, state_since = now(),"
+		" slurm_reason = null, exec_node = null"
 		" where id = any($1::bigint[]) and state in ('waiting', 'retry_wait')"
 		" returning id, attempt, on_daemon)"
 		" insert into step_events (step, state, attempt, detail)"
@@ -280,7 +398,7 @@ int engine_steps_set_pending(struct engine *e, const struct step_row *rows,
 	rc = any ? db_exec(e->db,
 		"with v as (select * from unnest($1::bigint[], $2::bigint[])"
 		" as v(id, job)), u as (update steps s set state = 'pending',"
-		" slurm_job_id = v.job from v where s.id = v.id"
+		" slurm_job_id = v.job, state_since = now() from v where s.id = v.id"
 		" returning s.id, s.attempt, v.job)"
 		" insert into step_events (step, state, attempt, detail)"
 		" select id, 'pending', attempt, 'Slurm job ' || job from u",
@@ -353,11 +471,27 @@ static long retry_delay(const struct engine *e, int attempt)
 	return d;
 }
 
+long engine_pending_limit(const struct engine *e, const struct step_row *s)
+{
+	return s->pending_limit_s > 0 ? s->pending_limit_s
+				      : e->cfg->pending_limit_s;
+}
+
 void engine_step_failed(struct engine *e, const struct step_row *s,
 			const char *error, bool retryable)
 {
+	engine_step_failed_on(e, s, error, retryable, NULL);
+}
+
+void engine_step_failed_on(struct engine *e, const struct step_row *s,
+			   const char *error, bool retryable,
+			   const char *bad_node)
+{
 	struct step_change c = STEP_CHANGE_NONE;
 
+	/* A step pinned to its node has nowhere else to go. */
+	if (bad_node && *bad_node && !s->node[0])
+		c.avoid_node = bad_node;
 	c.error = error;
 	c.detail = error;
 	c.job_id = 0;
@@ -372,32 +506,50 @@ void engine_step_failed(struct engine *e, const struct step_row *s,
 		runs_skip_dependents(e, s);
 }
 
+/* "9 (SIGKILL)" */
+static void describe_signal(struct strbuf *sb, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	strbuf_addf(sb, "%d", sig);
+	if (abbrev)
+		strbuf_addf(sb, " (SIG%s)", abbrev);
+}
+
 static void describe_slurm_end(struct strbuf *sb, const struct step_row *s,
-			       const char *slurm_state, int slurm_exit)
+			       const struct attempt_end *end)
 {
 	if (s->on_daemon) {
-		if (slurm_state)
-			strbuf_addf(sb, "daemon child timed out after %ld s",
-				    s->timeout_s);
+		if (end)
+			strbuf_addf(sb, "timed out after %ld s", s->timeout_s);
 		else
 			strbuf_addstr(sb, "daemon child ended without an exit record");
 		return;
 	}
-	if (!slurm_state) {
+	if (!end) {
 		strbuf_addf(sb, "Slurm job %u vanished without an exit record",
 			    s->job_id);
 		return;
 	}
-	strbuf_addf(sb, "Slurm job %u ended %s", s->job_id, slurm_state);
-	if (slurm_exit > 0)
-		strbuf_addf(sb, " (exit code %d)", slurm_exit);
+	strbuf_addf(sb, "Slurm job %u ended %s", s->job_id, end->state);
+	if (end->node && *end->node)
+		strbuf_addf(sb, " on %s", end->node);
+	if (end->signal > 0) {
+		strbuf_addstr(sb, ", killed by signal ");
+		describe_signal(sb, end->signal);
+	} else if (end->exit_code > 0) {
+		strbuf_addf(sb, " (exit code %d)", end->exit_code);
+	}
 	strbuf_addstr(sb, " without an exit record");
+	if (end->trouble && *end->trouble)
+		strbuf_addf(sb, ": %s", end->trouble);
 }
 
 void engine_step_finished(struct engine *e, const struct step_row *s,
-			  const char *slurm_state, int slurm_exit)
+			  const struct attempt_end *end)
 {
 	char *dir = engine_attempt_dir(s, s->attempt);
+	const char *slurm_state = end ? end->state : NULL;
 	struct strbuf err = STRBUF_INIT;
 	struct job_exit ex;
 	uid_t uid = 0;
@@ -418,6 +570,16 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 		/* -EIO: the database went away; the next tick tries again */
 		goto out;
 	}
+	/* Past its timeout, whoever ended it (our SIGTERM, Slurm's limit, the
+	 * child's alarm) and however Slurm names the end: a time-out. */
+	if (rc != 0 && s->timeout_s > 0 && s->run_s >= s->timeout_s) {
+		strbuf_addf(&err, "timed out after %ld s", s->timeout_s);
+		if (end && !s->on_daemon)
+			strbuf_addf(&err, " (Slurm job %u ended %s)", s->job_id,
+				    end->state);
+		engine_step_failed(e, s, err.buf, true);
+		goto out;
+	}
 	if (slurm_state && strcmp(slurm_state, "CANCELLED") == 0) {
 		struct step_change c = STEP_CHANGE_NONE;
 
@@ -434,8 +596,10 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 			strbuf_addf(&err, " (Slurm: %s)", slurm_state);
 		engine_step_failed(e, s, err.buf, ex.status == RL_RETRY);
 	} else {
-		describe_slurm_end(&err, s, slurm_state, slurm_exit);
-		engine_step_failed(e, s, err.buf, true);
+		describe_slurm_end(&err, s, end);
+		engine_step_failed_on(e, s, err.buf, true,
+				      end && end->trouble && *end->trouble
+					      ? end->node : NULL);
 	}
 out:
 	strbuf_release(&err);

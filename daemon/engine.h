@@ -36,7 +36,14 @@ struct engine {
 	const struct config *cfg; /* borrowed; replaced on reload */
 	struct db *db;            /* owned */
 	time_t last_schedule_check;
+	bool lost_lock;           /* another daemon holds the database */
 };
+
+/* The session advisory lock that makes one daemon per database
+ * (sql/006_hardening.sql: rooflined_daemon_pid() names the same keys). */
+#define ENGINE_LOCK_KEYS "1919905638, 1"
+/* The channel new runs and cancellations are announced on. */
+#define ENGINE_CHANNEL "rooflined"
 
 /* A step instance as the engine reads it from the database. */
 struct step_row {
@@ -57,19 +64,38 @@ struct step_row {
 	int n_needs;     /* how many step instances it waits for */
 	char *spool_dir; /* the run's directory, owned */
 	char *options;   /* `option` records, owned */
+	long state_s;    /* seconds in its current state */
+	long run_s;      /* seconds since it started running, -1: not yet */
+	long pending_limit_s; /* its own pending limit, 0: the daemon's */
+	char exec_node[72];   /* where the attempt runs or ran, "" unknown */
+	char *avoid_nodes;    /* nodes retries avoid ("a,b"), owned */
+	char *slurm_reason;   /* what Slurm last said of it, owned */
 };
 
 /* ---- engine.c ---- */
 
-/* Connect and prepare.  0 or -errno with err set. */
+/* Connect, take the one-daemon lock, apply migrations, listen for new runs.
+ * 0, -EEXIST (another daemon holds this database: err names it) or
+ * -errno with err set. */
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);
 void engine_release(struct engine *e);
 
+/* Tell PostgreSQL who holds this session ("rooflined pid N on HOST"), so
+ * that a second daemon can name the first; again after a fork. */
+void engine_name_session(struct engine *e);
+
 /* One pass over everything.  Returns 1 when work was left for the next
  * pass (more queued runs or ready steps than one pass takes: call again at
- * once), 0 when nothing waits, or -EIO when the database went away (the
- * caller waits and calls again: the next tick reconnects). */
+ * once), 0 when nothing waits, -EIO when the database went away (the
+ * caller waits and calls again: the next tick reconnects), or -EEXIST when
+ * a reconnect found another daemon holding the database (stop). */
 int engine_tick(struct engine *e);
+
+/* The socket on which the database announces new runs and cancellations
+ * (poll it for input), -1 while disconnected; and drop what it announced
+ * once woken. */
+int engine_wakeup_fd(struct engine *e);
+void engine_drain_wakeups(struct engine *e);
 
 /* Change a step's state, with optional column updates, record the event and
  * log it.  NULL/negative arguments leave a column alone.  0 or -EIO. */
@@ -83,6 +109,8 @@ struct step_change {
 	long retry_in_s;        /* >= 0: next_try_at = now + this */
 	long started_epoch;     /* > 0: started_at, if not yet set */
 	const char *detail;     /* for step_events and the log */
+	const char *slurm_reason; /* NULL: keep; "": clear */
+	const char *avoid_node; /* add to the nodes retries avoid; NULL: none */
 };
 #define STEP_CHANGE_NONE { .attempt = -1, .job_id = -1, .daemon_pid = -1, \
 			   .retry_in_s = -1 }
@@ -101,16 +129,35 @@ int engine_steps_set_pending(struct engine *e, const struct step_row *rows,
 /* The directory of attempt n of step s (caller frees). */
 char *engine_attempt_dir(const struct step_row *s, int attempt);
 
-/* A step attempt ended: exit record (NULL when none), what Slurm said
- * (NULL when Slurm forgot the job or for daemon steps).  Ingests, retries or
- * fails the step. */
+/* How an attempt's job ended, as Slurm (or the daemon) tells it. */
+struct attempt_end {
+	const char *state;   /* "COMPLETED", "NODE_FAIL", "TIMEOUT", ... */
+	int exit_code;       /* of the batch script, -1: unknown */
+	int signal;          /* that ended it, 0: none */
+	const char *node;    /* where it ran, NULL or "": unknown */
+	const char *trouble; /* what Slurm says is wrong with that node
+			      * ("node n2 is DOWN* (Not responding)"), NULL:
+			      * nothing */
+};
+
+/* A step attempt ended: end is what Slurm said (NULL when Slurm forgot the
+ * job, or for daemon steps).  Reads the attempt's exit record, then ingests,
+ * retries or fails the step. */
 void engine_step_finished(struct engine *e, const struct step_row *s,
-			  const char *slurm_state, int slurm_exit);
+			  const struct attempt_end *end);
 
 /* A failed attempt (s->attempt): retry after a backoff when retryable and
  * the step has retries left, else fail the step and skip what needs it. */
 void engine_step_failed(struct engine *e, const struct step_row *s,
 			const char *error, bool retryable);
+/* The same for an attempt that died with its node: a retry of a step not
+ * pinned to that node (`nodes: each`) avoids it. */
+void engine_step_failed_on(struct engine *e, const struct step_row *s,
+			   const char *error, bool retryable,
+			   const char *bad_node);
+
+/* The pending limit that applies to s, in seconds. */
+long engine_pending_limit(const struct engine *e, const struct step_row *s);
 
 /* Read rows of `select <STEP_COLUMNS> ... ` into step_rows; caller frees
  * with engine_steps_free.  NULL on a database error. */
@@ -119,7 +166,11 @@ void engine_step_failed(struct engine *e, const struct step_row *s,
 	"s.attempt, s.retries, coalesce(s.timeout_s, 0), " \
 	"coalesce(s.slurm_job_id, 0), coalesce(s.daemon_pid, 0), r.owner, " \
 	"r.facility, coalesce(r.spool_dir, ''), s.options, " \
-	"cardinality(s.needs)"
+	"cardinality(s.needs), " \
+	"coalesce(extract(epoch from now() - s.state_since)::bigint, 0), " \
+	"coalesce(extract(epoch from now() - s.started_at)::bigint, -1), " \
+	"coalesce(s.pending_limit_s, 0), coalesce(s.exec_node, ''), " \
+	"s.avoid_nodes, coalesce(s.slurm_reason, '')"
 struct step_row *engine_steps_query(struct engine *e, const char *sql,
 				    int nparams, const char *const *params,
 				    int *count);

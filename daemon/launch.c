@@ -137,7 +137,10 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	*strrchr(parent, '/') = '\0';
 	job_spec_init(&spec);
 	strbuf_init(&params);
-	rc = util_mkdir_p(parent, 0755);
+	/* the step's directory: root's, 0711 like the run's */
+	rc = util_mkdir_p(parent, 0711);
+	if (rc == 0 && chmod(parent, 0711) < 0)
+		rc = -errno;
 	if (rc == 0 && mkdir(dir, 0700) < 0 &&
 	    (errno != EEXIST || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
 		rc = -errno ? -errno : -EEXIST;
@@ -159,8 +162,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	}
 	job_spec_format(&spec, &params);
 	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
-	rc = util_write_file_replace(path, params.buf, params.len, 0644);
-	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
+	rc = util_write_file_replace(path, params.buf, params.len, 0600);
+	if (rc == 0 && (chown(path, uid, gid) < 0 || chown(dir, uid, gid) < 0 ||
+			chmod(dir, 0700) < 0))
 		rc = -errno;
 	if (rc < 0)
 		strbuf_addf(err, "cannot prepare %s: %s", dir, strerror(-rc));
@@ -190,10 +194,12 @@ static char **job_environment(const struct engine *e, uid_t uid)
 	static const char *const pass[] = { "ROOFLINE_LIBEXEC", "ROOFLINE_ETC",
 					    "LANG", "TZ" };
 	struct passwd *pw = getpwuid(uid);
-	char **env = xcalloc(ARRAY_SIZE(pass) + 6, sizeof(char *));
+	char **env = xcalloc(ARRAY_SIZE(pass) + 7, sizeof(char *));
 	size_t n = 0;
 
 	env[n++] = xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	/* slurmstepd applies it to the job: its files are the owner's alone */
+	env[n++] = xstrdup("SLURM_UMASK=0077");
 	env[n++] = xasprintf("ROOFLINE_PLUGIN_DIR=%s", e->cfg->plugin_dir);
 	if (pw) {
 		env[n++] = xasprintf("HOME=%s", pw->pw_dir);
@@ -244,6 +250,8 @@ static int submit_slurm(struct engine *e, const struct step_row *s,
 		.account = so.account, .qos = so.qos,
 		.constraint = so.constraint,
 		.nodelist = s->node[0] ? s->node : NULL,
+		.exclude = !s->node[0] && s->avoid_nodes && s->avoid_nodes[0]
+				   ? s->avoid_nodes : NULL,
 		.nodes = so.nodes > 0 ? so.nodes : 1,
 		.time_limit_s = so.time_s, .uid = uid, .gid = gid, .env = env,
 	};
@@ -416,17 +424,112 @@ struct poll_state {
 	int n;
 };
 
+/* Slurm's reason for a pending job changed: record it (an event too, so
+ * `submit --wait` shows it). */
+static void note_reason(struct engine *e, const struct step_row *s,
+			const char *reason)
+{
+	struct step_change c = STEP_CHANGE_NONE;
+	char *detail;
+
+	if (!*reason || strcmp(reason, s->slurm_reason) == 0)
+		return;
+	detail = xasprintf("Slurm: %s", reason);
+	c.slurm_reason = reason;
+	c.detail = detail;
+	engine_step_set_state(e, s, s->state, &c);
+	free(detail);
+}
+
+/* A job pending past its limit: cancel it and count a failed attempt. */
+static void pending_too_long(struct engine *e, const struct step_row *s,
+			     const struct slurm_job *job)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	strbuf_init(&err);
+	if (slurm_cancel(job->id, &err) < 0) {
+		log_error("%s", err.buf);
+		goto out;
+	}
+	strbuf_addf(&err, "Slurm job %u pending for %ld s, over the pending "
+		    "limit of %ld s", job->id, s->state_s,
+		    engine_pending_limit(e, s));
+	if (*job->reason)
+		strbuf_addf(&err, " (Slurm: %s)", job->reason);
+	if (s->node[0]) {
+		struct strbuf node = STRBUF_INIT;
+
+		strbuf_init(&node);
+		if (slurm_node_trouble(s->node, &node))
+			strbuf_addf(&err, ": %s", node.buf);
+		strbuf_release(&node);
+	}
+	engine_step_failed(e, s, err.buf, true);
+out:
+	strbuf_release(&err);
+}
+
+/*
+ * The daemon's own promise for a step's timeout, whatever the plugin does
+ * with signals: at the timeout the polite signal (SIGTERM to the Slurm job
+ * or the child's process group), kill_grace later SIGKILL (scancel) and a
+ * failed attempt.  Returns true when the attempt was ended here.
+ */
+static bool enforce_timeout(struct engine *e, const struct step_row *s,
+			    pid_t group)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *why;
+
+	if (s->timeout_s <= 0 || s->run_s < s->timeout_s)
+		return false;
+	strbuf_init(&err);
+	if (s->run_s < s->timeout_s + e->cfg->kill_grace_s) {
+		if (group > 0)
+			kill(-group, SIGTERM);
+		else if (slurm_signal(s->job_id, SIGTERM, &err) < 0)
+			log_error("%s", err.buf);
+		strbuf_release(&err);
+		return false;
+	}
+	if (group > 0) {
+		kill(-group, SIGKILL);
+	} else if (slurm_cancel(s->job_id, &err) < 0) {
+		log_error("%s", err.buf);
+		strbuf_release(&err);
+		return false;
+	}
+	strbuf_release(&err);
+	log_warn("run=%ld step=%s%s%s: still running %ld s after its %ld s "
+		    "timeout: killed %s", s->run_id, s->step_id,
+		    s->node[0] ? "@" : "", s->node, s->run_s - s->timeout_s,
+		    s->timeout_s, group > 0 ? "its process group" : "its Slurm job");
+	why = xasprintf("timed out after %ld s (killed)", s->timeout_s);
+	engine_step_failed(e, s, why, true);
+	free(why);
+	return true;
+}
+
 static int on_slurm_job(void *arg, const struct slurm_job *job)
 {
 	struct poll_state *ps = arg;
 	struct step_row key = { .job_id = job->id }, *s;
+	struct attempt_end end = { .state = job->state,
+				   .exit_code = job->exit_code,
+				   .signal = job->signal, .node = job->nodes };
+	struct strbuf trouble = STRBUF_INIT;
 
 	s = bsearch(&key, ps->rows, (size_t)ps->n, sizeof(key), by_job_id);
 	if (!s)
 		return 0;
 	ps->seen[s - ps->rows] = true;
-	if (job->phase == SLURM_PHASE_PENDING)
+	if (job->phase == SLURM_PHASE_PENDING) {
+		note_reason(ps->e, s, job->reason);
+		if (s->state_s > engine_pending_limit(ps->e, s))
+			pending_too_long(ps->e, s, job);
 		return 0;
+	}
 	if (job->phase == SLURM_PHASE_RUNNING) {
 		if (strcmp(s->state, "pending") == 0) {
 			struct step_change c = STEP_CHANGE_NONE;
@@ -434,11 +537,19 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 			c.started = true;
 			c.exec_node = job->nodes;
 			c.detail = job->nodes;
+			c.slurm_reason = "";
 			engine_step_set_state(ps->e, s, "running", &c);
+		} else {
+			enforce_timeout(ps->e, s, 0);
 		}
 		return 0;
 	}
-	engine_step_finished(ps->e, s, job->state, job->exit_code);
+	strbuf_init(&trouble);
+	if (job->phase != SLURM_PHASE_DONE && job->phase != SLURM_PHASE_CANCELLED &&
+	    *job->nodes && slurm_node_trouble(job->nodes, &trouble))
+		end.trouble = trouble.buf;
+	engine_step_finished(ps->e, s, &end);
+	strbuf_release(&trouble);
 	return 0;
 }
 
@@ -463,7 +574,7 @@ static void poll_slurm(struct engine *e)
 	/* Jobs Slurm has forgotten: their exit record tells. */
 	for (int i = 0; i < ps.n; i++)
 		if (!ps.seen[i])
-			engine_step_finished(e, &ps.rows[i], NULL, -1);
+			engine_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
 	free(ps.seen);
@@ -533,16 +644,24 @@ static void poll_daemon_children(struct engine *e)
 		gid_t gid;
 		struct strbuf err = STRBUF_INIT;
 
-		if (lock_holder(s))
+		pid_t holder = lock_holder(s);
+
+		if (holder) {
+			enforce_timeout(e, s, holder);
 			continue;
+		}
 		strbuf_init(&err);
 		dir = engine_attempt_dir(s, s->attempt);
 		if (reaped_by_alarm(s->daemon_pid) &&
 		    engine_run_identity(e, s, &uid, &gid, &err) == 0 &&
 		    ingest_read_exit(dir, uid, &ex) == -ENOENT) {
-			engine_step_finished(e, s, "TIMEOUT", -1);
+			struct attempt_end end = { .state = "TIMEOUT",
+						   .exit_code = -1,
+						   .signal = SIGALRM };
+
+			engine_step_finished(e, s, &end);
 		} else {
-			engine_step_finished(e, s, NULL, -1);
+			engine_step_finished(e, s, NULL);
 		}
 		strbuf_release(&err);
 		free(dir);

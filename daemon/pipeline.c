@@ -35,7 +35,8 @@ static const char *const slurm_keys[] = {
 	"partition", "gres", "time", "account", "qos", "constraint", "nodes", NULL,
 };
 static const char *const step_keys[] = {
-	"id", "plugin", "needs", "on", "with", "retries", "timeout", NULL,
+	"id", "plugin", "needs", "on", "with", "retries", "timeout",
+	"pending_limit", NULL,
 };
 
 /* " (did you mean 'x'?)" or "", as three %s arguments */
@@ -339,6 +340,8 @@ static void load_step_scalars(struct loader *ld, struct pipeline_step *st,
 		st->retries = (int)v;
 	st->timeout_s = get_duration(ld, node, "timeout", where,
 				     &st->timeout_text);
+	st->pending_limit_s = get_duration(ld, node, "pending_limit", where,
+					   &st->pending_limit_text);
 }
 
 static void add_need(struct pipeline_step *st, struct step_aux *aux,
@@ -718,6 +721,7 @@ static void step_release(struct pipeline_step *st)
 	}
 	free(st->opts);
 	free(st->timeout_text);
+	free(st->pending_limit_text);
 }
 
 void pipeline_free(struct pipeline *p)

@@ -70,6 +70,9 @@ struct pipeline_step {
 	                           partition's limit), else
 	                           PIPELINE_DAEMON_TIMEOUT_DEFAULT */
 	char *timeout_text;     /* `timeout` as written; NULL when absent */
+	long pending_limit_s;   /* `pending_limit` (Slurm steps): longest wait
+	                           in Slurm's queue; 0: the daemon's */
+	char *pending_limit_text; /* as written; NULL when absent */
 	unsigned line, col;     /* where the step's mapping starts */
 };
 

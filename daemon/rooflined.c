@@ -25,6 +25,8 @@
 #include "util.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
+/* Written to by SIGCHLD: a daemon child ended, its dependents may start. */
+static int child_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
 {
@@ -32,6 +34,17 @@ static void on_signal(int sig)
 		reload_requested = 1;
 	else
 		stop_requested = 1;
+}
+
+static void on_child(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(child_pipe[1], "c", 1) < 0) {
+		/* full: a wake-up is already pending */
+	}
+	errno = saved;
 }
 
 static void usage(FILE *out)
@@ -125,6 +138,25 @@ static int daemonize(void)
 	return 0;
 }
 
+/*
+ * The spool root: root's, traversable but not listable (0711), so that one
+ * user cannot list another's runs; run directories beneath are made by
+ * runs.c, attempt directories by launch.c.  0 or -errno (logged).
+ */
+static int spool_prepare(const char *dir)
+{
+	struct stat st;
+	int rc = util_mkdir_p(dir, 0711);
+
+	if (rc == 0 && (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rc = -ENOTDIR;
+	if (rc == 0 && st.st_uid == getuid() && chmod(dir, 0711) < 0)
+		rc = -errno;
+	if (rc < 0)
+		log_error("cannot prepare the spool %s: %s", dir, strerror(-rc));
+	return rc;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -134,6 +166,32 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
+		sa.sa_handler = on_child;
+		sa.sa_flags = SA_NOCLDSTOP | SA_RESTART;
+		sigaction(SIGCHLD, &sa, NULL);
+	}
+}
+
+/*
+ * Sleep until the next poll is due, or sooner: a daemon child ended
+ * (SIGCHLD), the database announced a new run or a cancellation (NOTIFY),
+ * or a signal came.  Slurm jobs are still looked at once per interval.
+ */
+static void wait_for_work(struct engine *e, long interval_ms)
+{
+	struct pollfd fds[2] = {
+		{ .fd = child_pipe[0], .events = POLLIN },
+		{ .fd = engine_wakeup_fd(e), .events = POLLIN },
+	};
+	char drain[64];
+
+	if (poll(fds, 2, (int)interval_ms) <= 0)
+		return;
+	while (fds[0].revents && read(child_pipe[0], drain, sizeof(drain)) > 0)
+		;
+	if (fds[1].revents)
+		engine_drain_wakeups(e);
 }
 
 static void reload(struct engine *e, struct config *cfg, const char *path)
@@ -154,15 +212,23 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
 	log_info("configuration and pipelines reloaded");
 }
 
-static void run_loop(struct engine *e, struct config *cfg, const char *path)
+/* Tick until SIGTERM; 0, or -EEXIST when another daemon took over the
+ * database while ours was disconnected. */
+static int run_loop(struct engine *e, struct config *cfg, const char *path)
 {
 	while (!stop_requested) {
+		int rc;
+
 		if (reload_requested)
 			reload(e, cfg, path);
+		rc = engine_tick(e);
+		if (rc == -EEXIST)
+			return rc;
 		/* a pass that left work behind is followed by another at once */
-		if (engine_tick(e) <= 0 && !stop_requested)
-			poll(NULL, 0, (int)cfg->poll_interval_ms);
+		if (rc <= 0 && !stop_requested)
+			wait_for_work(e, cfg->poll_interval_ms);
 	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -180,7 +246,7 @@ int main(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct config cfg;
 	struct engine e;
-	int c, pidfd;
+	int c, pidfd, rc;
 
 	while ((c = getopt_long(argc, argv, "c:fvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -208,28 +274,36 @@ int main(int argc, char **argv)
 	}
 	if (verbose)
 		cfg.log_level = RL_LOG_DEBUG;
+	log_init("rooflined", cfg.log_level, cfg.log_syslog);
+	umask(077); /* run files are their owner's alone (and root's) */
+	slurm_setup(cfg.slurm_conf[0] ? cfg.slurm_conf : NULL);
+	strbuf_init(&err);
+	/* Before going to the background: a second daemon on this database,
+	 * or none at all, is said on the terminal with a non-zero exit. */
+	if (engine_init(&e, &cfg, &err) < 0) {
+		fprintf(stderr, "rooflined: %s\n", err.buf);
+		log_init("rooflined", cfg.log_level, cfg.log_syslog || !foreground);
+		log_error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
 	log_init("rooflined", cfg.log_level, cfg.log_syslog || !foreground);
 	if (!foreground && daemonize() < 0) {
 		fprintf(stderr, "rooflined: cannot go to the background: %s\n",
 			strerror(errno));
 		return 1;
 	}
+	engine_name_session(&e);
 	pidfd = take_pidfile(cfg.pidfile);
 	if (pidfd < 0)
 		return 1;
 	install_signals();
-	slurm_setup(cfg.slurm_conf[0] ? cfg.slurm_conf : NULL);
-	strbuf_init(&err);
-	if (engine_init(&e, &cfg, &err) < 0) {
-		log_error("%s", err.buf);
-		strbuf_release(&err);
-		return 1;
-	}
 	log_info("started (pid %ld, spool %s, plugins %s)", (long)getpid(),
 		 cfg.spool_dir, cfg.plugin_dir);
-	util_mkdir_p(cfg.spool_dir, 0755);
+	if (spool_prepare(cfg.spool_dir) < 0)
+		return 1;
 	schedule_load_pipelines(&e);
-	run_loop(&e, &cfg, path);
+	rc = run_loop(&e, &cfg, path);
 	log_info("stopping; running jobs are left to the next start");
 	engine_release(&e);
 	slurm_teardown();
@@ -237,5 +311,5 @@ int main(int argc, char **argv)
 		unlink(cfg.pidfile);
 	config_release(&cfg);
 	strbuf_release(&err);
-	return 0;
+	return rc < 0 ? 1 : 0;
 }

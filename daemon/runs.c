@@ -119,8 +119,8 @@ static int insert_instance(struct engine *e, long run_id,
 	const struct pipeline_step *st = &x->p->steps[si];
 	const char *node = st->on_daemon ? "" : x->nodes[k];
 	struct strbuf needs = STRBUF_INIT, opts = STRBUF_INIT;
-	char run[32], retries[32], timeout[32];
-	const char *params[9];
+	char run[32], retries[32], timeout[32], pending[32];
+	const char *params[10];
 	struct db_result *r;
 	int rc = -EIO;
 
@@ -147,10 +147,13 @@ static int insert_instance(struct engine *e, long run_id,
 	params[6] = retries;
 	params[7] = st->timeout_s > 0 ? timeout : NULL;
 	params[8] = opts.buf;
+	snprintf(pending, sizeof(pending), "%ld", st->pending_limit_s);
+	params[9] = st->pending_limit_s > 0 ? pending : NULL;
 	r = db_query(e->db, "insert into steps (run_id, step_id, node, plugin,"
-			    " on_daemon, needs, retries, timeout_s, options) values"
-			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id",
-		     9, params);
+			    " on_daemon, needs, retries, timeout_s, options,"
+			    " pending_limit_s) values"
+			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning id",
+		     10, params);
 	if (r && db_rows(r) == 1) {
 		x->ids[si * x->n_nodes + k] = db_long(r, 0, 0);
 		rc = 0;
@@ -195,7 +198,7 @@ static int write_input(const char *dir, const char *name, const char *hex,
 	for (size_t i = 0; i < n; i++)
 		data[i] = (unsigned char)(hex_digit(hex[2 + 2 * i]) << 4 |
 					  hex_digit(hex[3 + 2 * i]));
-	rc = util_write_file_atomic(path, data, n, 0644);
+	rc = util_write_file_atomic(path, data, n, 0600);
 	if (rc == 0 && chown(path, uid, gid) < 0)
 		rc = -errno;
 	free(path);
@@ -211,6 +214,7 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 	const char *params[] = { id };
 	struct db_result *r;
 	char *dir = NULL;
+	struct stat st;
 	uid_t uid;
 	gid_t gid;
 	int rc = 0;
@@ -227,11 +231,15 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 	rc = engine_user_identity(e, facility, owner, &uid, &gid, err);
 	if (rc < 0)
 		goto out;
+	/* The owner's alone: 0700, made by root, handed over when full. */
 	dir = xasprintf("%s/inputs", spool);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		rc = -errno;
+	if (mkdir(dir, 0700) < 0 && (errno != EEXIST || lstat(dir, &st) < 0 ||
+				     !S_ISDIR(st.st_mode)))
+		rc = errno == EEXIST ? -ENOTDIR : -errno;
 	for (int i = 0; rc == 0 && i < db_rows(r); i++)
 		rc = write_input(dir, db_value(r, i, 0), db_value(r, i, 1), uid, gid);
+	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
+		rc = -errno;
 	if (rc < 0 && !err->len)
 		strbuf_addf(err, "cannot write the run's files into %s: %s", dir,
 			    strerror(-rc));
@@ -282,7 +290,9 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 	spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
 	const char *params[] = { id, spool };
 
-	if (util_mkdir_p(spool, 0755) < 0) {
+	/* root's, 0711: its owner reaches the attempt directories beneath,
+	 * nobody lists it */
+	if (util_mkdir_p(spool, 0711) < 0 || chmod(spool, 0711) < 0) {
 		strbuf_addf(&err, "cannot make %s: %s", spool, strerror(errno));
 		run_fail(e, run_id, err.buf);
 	} else if (stage_inputs(e, run_id, spool, facility, owner, &err) < 0) {

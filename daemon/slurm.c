@@ -13,6 +13,11 @@
 
 static void kept_release(void);
 
+/* Exported by libslurm 22.05 (src/common/slurm_protocol_defs.c) though
+ * slurm.h does not declare them; both return static strings. */
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+extern char *slurm_node_state_string(uint32_t inx);
+
 void slurm_setup(const char *conf_path)
 {
 	slurm_init(conf_path);
@@ -47,6 +52,8 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	desc.qos = opt_dup(req->qos);
 	desc.features = opt_dup(req->constraint);
 	desc.req_nodes = opt_dup(req->nodelist);
+	desc.exc_nodes = opt_dup(req->exclude);
+	desc.requeue = 0;
 	desc.tres_per_node = req->gres && *req->gres
 				     ? xasprintf("gres:%s", req->gres) : NULL;
 	desc.min_nodes = req->nodes > 0 ? (uint32_t)req->nodes : 1;
@@ -78,6 +85,7 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	free(desc.qos);
 	free(desc.features);
 	free(desc.req_nodes);
+	free(desc.exc_nodes);
 	free(desc.tres_per_node);
 	return rc;
 }
@@ -139,6 +147,18 @@ static void kept_release(void)
 	memset(&kept, 0, sizeof(kept));
 }
 
+/* "Reason, description" as squeue shows it; "" for none (caller frees). */
+static char *job_reason(const slurm_job_info_t *j)
+{
+	const char *why = j->state_reason != WAIT_NO_REASON
+				  ? slurm_job_reason_string(j->state_reason) : NULL;
+	const char *desc = j->state_desc && *j->state_desc ? j->state_desc : NULL;
+
+	if (why && desc)
+		return xasprintf("%s, %s", why, desc);
+	return xstrdup(why ? why : desc ? desc : "");
+}
+
 /* Replace the kept jobs with msg's jobs named prefix*. */
 static void kept_fill(const job_info_msg_t *msg, const char *prefix)
 {
@@ -159,7 +179,7 @@ static void kept_fill(const job_info_msg_t *msg, const char *prefix)
 			continue;
 		k = &kept.jobs[kept.n++];
 		k->name = xstrdup(j->name);
-		k->reason = xstrdup(j->state_desc ? j->state_desc : "");
+		k->reason = job_reason(j);
 		k->nodes = xstrdup(j->nodes ? j->nodes : "");
 		k->job = (struct slurm_job){
 			.id = j->job_id,
@@ -216,6 +236,47 @@ int slurm_cancel(uint32_t job_id, struct strbuf *err)
 	strbuf_addf(err, "cannot cancel Slurm job %u: %s", job_id,
 		    slurm_strerror(slurm_get_errno()));
 	return -EIO;
+}
+
+int slurm_signal(uint32_t job_id, int sig, struct strbuf *err)
+{
+	if (slurm_kill_job(job_id, (uint16_t)sig, KILL_FULL_JOB) == SLURM_SUCCESS)
+		return 0;
+	switch (slurm_get_errno()) {
+	case ESLURM_ALREADY_DONE:
+	case ESLURM_INVALID_JOB_ID:
+	case ESLURM_JOB_PENDING:
+		return 0;
+	}
+	strbuf_addf(err, "cannot signal Slurm job %u: %s", job_id,
+		    slurm_strerror(slurm_get_errno()));
+	return -EIO;
+}
+
+static bool node_usable(const node_info_t *n);
+
+bool slurm_node_trouble(const char *name, struct strbuf *out)
+{
+	node_info_msg_t *info = NULL;
+	char *copy = xstrdup(name);
+	bool trouble = false;
+
+	if (slurm_load_node_single(&info, copy, SHOW_ALL) == SLURM_SUCCESS &&
+	    info->record_count == 1) {
+		const node_info_t *n = &info->node_array[0];
+
+		trouble = !node_usable(n);
+		if (trouble) {
+			strbuf_addf(out, "node %s is %s", name,
+				    slurm_node_state_string(n->node_state));
+			if (n->reason && *n->reason)
+				strbuf_addf(out, " (%s)", n->reason);
+		}
+	}
+	if (info)
+		slurm_free_node_info_msg(info);
+	free(copy);
+	return trouble;
 }
 
 static bool node_usable(const node_info_t *n)

@@ -33,6 +33,7 @@ struct slurm_job_request {
 	const char *gres;       /* "gpu:1" (NULL: none) */
 	const char *account, *qos, *constraint; /* NULL: none */
 	const char *nodelist;   /* required node(s), NULL: any */
+	const char *exclude;    /* nodes to avoid ("a,b"), NULL: none */
 	long nodes;             /* number of nodes, >= 1 */
 	long time_limit_s;      /* 0: the partition's default */
 	uid_t uid;
@@ -46,7 +47,8 @@ struct slurm_job {
 	const char *name;
 	enum slurm_phase phase;
 	const char *state;      /* Slurm's name: "PENDING", "TIMEOUT", ... */
-	const char *reason;     /* pending/failure reason, may be "" */
+	const char *reason;     /* Slurm's reason ("ReqNodeNotAvail, Unavailable
+				 * nodes:n1"), "" when none */
 	const char *nodes;      /* allocated nodes, may be "" */
 	time_t start, end;
 	int exit_code;          /* exit status of the batch script, or -1 */
@@ -58,7 +60,8 @@ struct slurm_job {
 void slurm_setup(const char *conf_path);
 void slurm_teardown(void);
 
-/* Submit a batch job.  0 and *job_id, or -EIO with Slurm's reason in err. */
+/* Submit a batch job, never requeued by Slurm (the engine owns retries).
+ * 0 and *job_id, or -EIO with Slurm's reason in err. */
 int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err);
 
@@ -75,6 +78,17 @@ int slurm_poll(const char *name_prefix,
 /* Cancel a job (SIGKILL to every step, as scancel).  0, or -EIO; a job that
  * already ended counts as cancelled (0). */
 int slurm_cancel(uint32_t job_id, struct strbuf *err);
+
+/* Send sig to every step of a job, the batch script included (the polite
+ * signal before a cancel).  0 or -EIO; a job that already ended counts as
+ * signalled. */
+int slurm_signal(uint32_t job_id, int sig, struct strbuf *err);
+
+/* Append what Slurm says of node `name`: "rl-node2 is DOWN* (Not
+ * responding)".  Returns true when the node is down, drained, failing or not
+ * responding (its jobs will not run), false when it is usable or unknown
+ * (then nothing is appended). */
+bool slurm_node_trouble(const char *name, struct strbuf *out);
 
 /* Names of the nodes of a partition (default partition if NULL) that are
  * usable now (not down, drained or failing).  *nodes is NULL-terminated;

@@ -139,6 +139,9 @@ int main(int argc, char **argv)
 
 	job_spec_init(&spec);
 	strbuf_init(&err);
+	/* Whatever a step writes is its owner's alone (the directories above
+	 * are too, but a file copied elsewhere keeps its mode). */
+	umask(077);
 	while ((c = getopt_long(argc, argv, "+vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': free(plugin_dir); plugin_dir = xstrdup(optarg); break;

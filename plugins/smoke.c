@@ -3,10 +3,12 @@
  *
  * It emits one `smoke` record saying who and where it ran (user id, node,
  * attempt), counts the records of the steps it needs, and on request sleeps,
- * fails, fails its first attempts, or crashes, so that tests and the smoke
+ * fails, fails its first attempts, crashes, or ignores the signals that ask
+ * it to stop, so that tests and the smoke
  * pipeline can drive every path of the engine through real Slurm jobs.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ struct smoke_config {
 	long fail_attempts;
 	int fail;
 	int crash;
+	int stubborn;
 	long records;
 	char *file;
 };
@@ -38,6 +41,9 @@ static const struct rl_option smoke_options[] = {
 	  "ask for a retry while the attempt number is at most this", 0 },
 	{ "crash", RL_OPT_BOOL, "false", offsetof(struct smoke_config, crash),
 	  "abort the process (no exit record)", 0 },
+	{ "stubborn", RL_OPT_BOOL, "false", offsetof(struct smoke_config, stubborn),
+	  "ignore SIGALRM, SIGTERM and SIGINT while sleeping (a plugin that "
+	  "will not stop when asked)", 0 },
 	{ "records", RL_OPT_INT, "1", offsetof(struct smoke_config, records),
 	  "how many smoke records to emit", 0 },
 	{ "file", RL_OPT_PATH, NULL, offsetof(struct smoke_config, file),
@@ -95,9 +101,17 @@ static enum rl_result smoke_run(struct rl_ctx *ctx, const void *config,
 	long inputs = 0, fsize = -1;
 
 	(void)state;
+	if (cfg->stubborn) {
+		signal(SIGALRM, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGINT, SIG_IGN);
+	}
 	if (cfg->sleep_s > 0) {
+		struct timespec left = { .tv_sec = cfg->sleep_s };
+
 		rl_info(ctx, "sleeping %ld s", cfg->sleep_s);
-		sleep((unsigned)cfg->sleep_s);
+		while (nanosleep(&left, &left) < 0 && errno == EINTR)
+			;
 	}
 	if (cfg->crash)
 		abort();

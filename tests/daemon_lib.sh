@@ -46,6 +46,7 @@ facility_user: rlfacility
 pidfile: $DAEMON_PIDFILE
 poll_interval: 300ms
 retry_backoff: 1s
+kill_grace: 2s
 log_level: info
 log: stderr
 CONF

@@ -111,6 +111,6 @@ like "$(cat "$DAEMON_LOG")" "reconnected to PostgreSQL" "the daemon reconnected"
 # -- the time-out started at the beginning
 wait_run "$timeout_run" 150
 is "$(run_state "$timeout_run")" failed "the step that outlived its time limit failed the run"
-like "$(sql "select error from steps where run_id = $timeout_run")" "TIMEOUT" "its error says TIMEOUT"
+like "$(sql "select error from steps where run_id = $timeout_run")" "^timed out after 60 s" "its error says it timed out after its 60 s"
 
 done_testing

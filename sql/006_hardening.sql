@@ -1,0 +1,40 @@
+-- 006_hardening.sql - one daemon per database, wake-ups, and what Slurm says
+-- about a step's node.
+
+-- One rooflined per database: the daemon holds the session advisory lock
+-- (1919905638, 1) ("roof", 1) for its whole life (daemon/engine.c,
+-- ENGINE_LOCK_KEYS).  Anyone may ask which backend holds it: `roofline
+-- submit --wait` uses this to say at once that nobody will run the run.
+create function rooflined_daemon_pid() returns integer
+	language sql stable
+	as $$ select pid from pg_locks where locktype = 'advisory'
+	      and classid = 1919905638 and objid = 1 and objsubid = 2
+	      and granted limit 1 $$;
+grant execute on function rooflined_daemon_pid() to public;
+
+-- New runs and cancellations wake the daemon at once (it LISTENs on
+-- 'rooflined') instead of at its next poll.
+create function runs_notify() returns trigger
+	language plpgsql
+	as $$ begin perform pg_notify('rooflined', ''); return null; end $$;
+create trigger runs_notify_insert after insert on runs
+	for each statement execute function runs_notify();
+create trigger runs_notify_cancel after update of cancel_requested on runs
+	for each statement execute function runs_notify();
+
+-- What Slurm says of a step's job while it waits or after it failed: the
+-- pending reason ("Nodes required for job are DOWN, DRAINED ...") or the
+-- node's state and reason.  Shown by `roofline status`.
+alter table steps add column slurm_reason text;
+
+-- How long an attempt may stay pending before it is cancelled and counted
+-- as failed (seconds; the step's `pending_limit`, else the daemon's).
+alter table steps add column pending_limit_s integer;
+
+-- Nodes a retry must avoid: those where an earlier attempt died with its
+-- node (NODE_FAIL, node down).  Slurm's exc_nodes, comma-separated.
+alter table steps add column avoid_nodes text not null default '';
+
+-- When the step entered its current state: pending and timeout limits count
+-- from here (set by every state change, daemon/engine.c).
+alter table steps add column state_since timestamptz not null default now();
