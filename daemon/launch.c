@@ -588,16 +588,35 @@ static struct {
 } reaped[64];
 static size_t n_reaped;
 
+static void note_reaped(pid_t pid, int status)
+{
+	reaped[n_reaped % ARRAY_SIZE(reaped)].pid = pid;
+	reaped[n_reaped % ARRAY_SIZE(reaped)].status = status;
+	n_reaped++;
+}
+
 static void reap_children(void)
 {
 	pid_t pid;
 	int status;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		reaped[n_reaped % ARRAY_SIZE(reaped)].pid = pid;
-		reaped[n_reaped % ARRAY_SIZE(reaped)].status = status;
-		n_reaped++;
-	}
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		note_reaped(pid, status);
+}
+
+/* True while pid is a child of this daemon that has not ended: one started
+ * a moment ago may not hold its lock yet. */
+static bool own_child_running(pid_t pid)
+{
+	int status;
+	pid_t got;
+
+	if (pid <= 0)
+		return false;
+	got = waitpid(pid, &status, WNOHANG);
+	if (got == pid)
+		note_reaped(pid, status);
+	return got == 0;
 }
 
 static bool reaped_by_alarm(pid_t pid)
@@ -646,6 +665,8 @@ static void poll_daemon_children(struct engine *e)
 
 		pid_t holder = lock_holder(s);
 
+		if (!holder && own_child_running(s->daemon_pid))
+			holder = s->daemon_pid; /* not locked yet */
 		if (holder) {
 			enforce_timeout(e, s, holder);
 			continue;
