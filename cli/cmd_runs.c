@@ -64,6 +64,21 @@ int cmd_list(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* The nodes a `nodes: each` run did not use, with Slurm's word on each. */
+static void print_unused_nodes(struct db *db, const char *run)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db,
+		"select node, slurm_state, reason from run_nodes where run_id = $1"
+		" and not used order by node", 1, params);
+
+	for (int i = 0; r && i < db_rows(r); i++)
+		printf("node %s not used: %s%s%s%s\n", db_value(r, i, 0),
+		       db_value(r, i, 1), db_value(r, i, 2)[0] ? " (" : "",
+		       db_value(r, i, 2), db_value(r, i, 2)[0] ? ")" : "");
+	db_result_free(r);
+}
+
 static int print_run_header(struct db *db, const char *run, const char *cmd)
 {
 	const char *params[] = { run };
@@ -82,6 +97,7 @@ static int print_run_header(struct db *db, const char *run, const char *cmd)
 	if (db_value(r, 0, 4)[0])
 		printf("error: %s\n", db_value(r, 0, 4));
 	db_result_free(r);
+	print_unused_nodes(db, run);
 	return 0;
 }
 

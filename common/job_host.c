@@ -36,6 +36,7 @@ void job_spec_release(struct job_spec *spec)
 	free(spec->out_dir);
 	pairs_free(spec->opts, spec->n_opts);
 	pairs_free(spec->inputs, spec->n_inputs);
+	pairs_free(spec->missing, spec->n_missing);
 	job_spec_init(spec);
 }
 
@@ -66,6 +67,12 @@ void job_spec_add_input(struct job_spec *spec, const char *step,
 	pairs_add(&spec->inputs, &spec->n_inputs, step, dir);
 }
 
+void job_spec_add_missing(struct job_spec *spec, const char *step,
+			  const char *why)
+{
+	pairs_add(&spec->missing, &spec->n_missing, step, why);
+}
+
 void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 {
 	char run[32], attempt[32];
@@ -84,6 +91,10 @@ void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 	for (size_t i = 0; i < spec->n_inputs; i++)
 		records_format(out, "input", (const struct rl_field[]){
 			{ "step", spec->inputs[i].a }, { "dir", spec->inputs[i].b },
+			{ NULL, NULL } });
+	for (size_t i = 0; i < spec->n_missing; i++)
+		records_format(out, "missing", (const struct rl_field[]){
+			{ "step", spec->missing[i].a }, { "why", spec->missing[i].b },
 			{ NULL, NULL } });
 }
 
@@ -118,6 +129,13 @@ static int load_record(void *arg, const char *kind, const struct rl_field *f)
 			job_spec_add_option(spec, a, b);
 		else
 			job_spec_add_input(spec, a, b);
+	}
+	if (strcmp(kind, "missing") == 0) {
+		a = rl_field_get(f, "step");
+		b = rl_field_get(f, "why");
+		if (!a || !b)
+			return -EINVAL;
+		job_spec_add_missing(spec, a, b);
 	}
 	return 0;
 }
@@ -370,6 +388,25 @@ static enum rl_result run_plugin(struct host_state *hs, struct rl_ctx *ctx,
 	return r;
 }
 
+/* Say which needed instances the step runs without, in its log and as
+ * `missing_input` records ahead of the plugin's own. */
+static void note_missing(struct host_state *hs, struct rl_ctx *ctx)
+{
+	const struct job_spec *spec = hs->spec;
+
+	if (spec->n_missing)
+		log_msg(RL_LOG_WARNING, hs->who, "running over %zu input(s); "
+			"%zu needed instance(s) missing", spec->n_inputs,
+			spec->n_missing);
+	for (size_t i = 0; i < spec->n_missing; i++) {
+		log_msg(RL_LOG_WARNING, hs->who, "missing %s: %s",
+			spec->missing[i].a, spec->missing[i].b);
+		host_emit(ctx, "missing_input", (const struct rl_field[]){
+			{ "step", spec->missing[i].a },
+			{ "why", spec->missing[i].b }, { NULL, NULL } });
+	}
+}
+
 enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 {
 	struct host_state hs = { .spec = spec };
@@ -427,6 +464,7 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 	};
 
 	log_msg(RL_LOG_INFO, hs.who, "started on %s", node);
+	note_missing(&hs, &ctx);
 	r = run_plugin(&hs, &ctx, o);
 	if (r == RL_OK) {
 		int rc = commit_records(&hs, tmp, final);

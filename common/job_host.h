@@ -6,7 +6,9 @@
  * by a job_spec (read from the params.tsv the daemon writes into the step's
  * directory).  Running it writes into spec->out_dir, atomically:
  *
- *   records.tsv   every record the plugin emitted (only when it returned OK)
+ *   records.tsv   every record the plugin emitted (only when it returned OK),
+ *                 after one `missing_input` record (step, why) per needed
+ *                 instance the step runs without
  *   exit.tsv      one `exit` record, always written last: status (ok, retry,
  *                 fail), node, started, ended (epoch seconds), records, error
  *
@@ -41,6 +43,10 @@ struct job_spec {
 	size_t n_opts;
 	struct job_pair *inputs; /* needed step id -> its output directory */
 	size_t n_inputs;
+	struct job_pair *missing; /* needed instance ("ceilings@n3") that did
+				   * not succeed -> why; the step runs over the
+				   * others (a fan-in after `nodes: each`) */
+	size_t n_missing;
 };
 
 void job_spec_init(struct job_spec *spec);
@@ -52,6 +58,8 @@ void job_spec_add_option(struct job_spec *spec, const char *key,
 void job_spec_add_input(struct job_spec *spec, const char *step,
 			const char *dir);
 
+void job_spec_add_missing(struct job_spec *spec, const char *step,
+			  const char *why);
 /* Serialise spec as params.tsv records into out. */
 void job_spec_format(const struct job_spec *spec, struct strbuf *out);
 

@@ -164,13 +164,13 @@ int engine_tick(struct engine *e)
 	runs_handle_cancels(e);
 	launch_poll(e);
 	launch_repair_submitting(e);
+	runs_resolve_fan_in(e);
 
 	int n = 0;
 	struct step_row *ready = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on r.id = s.run_id "
 		"where r.state = 'running' and not r.cancel_requested and ("
-		"  (s.state = 'waiting' and not exists (select 1 from steps n "
-		"     where n.id = any(s.needs) and n.state <> 'succeeded'))"
+		"  (s.state = 'waiting' and " RUNS_NEEDS_MET ")"
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
 		"order by s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX), 0, NULL, &n);
 

@@ -194,8 +194,26 @@ int engine_user_identity(const struct engine *e, bool facility,
 int runs_start_queued(struct engine *e);
 void runs_handle_cancels(struct engine *e);
 void runs_finish_done(struct engine *e);
-/* Skip every step that (transitively) needs step s. */
+/* Skip every step that (transitively) needs step s, but for a fan-in (a
+ * step without a node that needs instances of a `nodes: each` step): that
+ * one runs over the instances that succeeded (runs_resolve_fan_in). */
 void runs_skip_dependents(struct engine *e, const struct step_row *s);
+
+/* SQL condition on step row `s`: every instance it needs has succeeded; a
+ * fan-in instead needs every per-node instance ended and, of each needed
+ * step, at least min_success of them (and at least one) succeeded. */
+#define RUNS_NEEDS_MET \
+	"not exists (select 1 from steps n where n.id = any(s.needs) and" \
+	" (n.state in ('waiting', 'retry_wait', 'submitting', 'pending'," \
+	" 'running') or (n.state <> 'succeeded' and (n.node = '' or" \
+	" s.node <> '')))) and not exists (select 1 from steps n where" \
+	" n.id = any(s.needs) and n.node <> '' and s.node = '' group by" \
+	" n.step_id having count(*) filter (where n.state = 'succeeded') <" \
+	" greatest(1, ceil(coalesce(s.min_success, 0) * count(*))))"
+
+/* Skip each waiting fan-in whose needed instances can no longer succeed in
+ * the numbers it asks for, saying how many did. */
+void runs_resolve_fan_in(struct engine *e);
 /* Queue a run of a pipeline as the facility (scheduled).  Returns run id or
  * -EIO. */
 long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,

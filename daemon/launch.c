@@ -87,6 +87,62 @@ static void each_option_record(const struct step_row *s, const char *kind,
 	free(copy);
 }
 
+/* "failed: <its error>" of a needed instance that did not succeed
+ * (caller frees). */
+static char *missing_why(struct engine *e, const struct step_row *need)
+{
+	char id[32];
+	const char *params[] = { id };
+	struct db_result *r;
+	char *why;
+
+	snprintf(id, sizeof(id), "%ld", need->id);
+	r = db_query(e->db, "select coalesce(error, '') from steps where id = $1",
+		     1, params);
+	why = xasprintf("%s%s%s", need->state,
+			r && db_rows(r) && db_value(r, 0, 0)[0] ? ": " : "",
+			r && db_rows(r) ? db_value(r, 0, 0) : "");
+	db_result_free(r);
+	return why;
+}
+
+/* A fan-in's missing inputs also name the nodes the run did not use:
+ * "ceilings@n3" -> "node not used: DRAINED (fan)", once per needed
+ * per-node step.  0 or -EIO. */
+static int add_unused_nodes(struct engine *e, const struct step_row *s,
+			    const struct step_row *needs, int n,
+			    struct job_spec *spec)
+{
+	char run[32];
+	const char *params[] = { run };
+	struct db_result *r;
+
+	snprintf(run, sizeof(run), "%ld", s->run_id);
+	r = db_query(e->db, "select node, 'node not used: ' || slurm_state ||"
+			    " case when reason = '' then '' else ' (' || reason ||"
+			    " ')' end from run_nodes where run_id = $1 and not used"
+			    " order by node", 1, params);
+	if (!r)
+		return -EIO;
+	for (int i = 0; i < n; i++) {
+		bool first = needs[i].node[0] != '\0';
+
+		for (int k = 0; first && k < i; k++)
+			if (needs[k].node[0] &&
+			    strcmp(needs[k].step_id, needs[i].step_id) == 0)
+				first = false;
+		for (int j = 0; first && j < db_rows(r); j++) {
+			char *name = xasprintf("%s@%s", needs[i].step_id,
+					       db_value(r, j, 0));
+
+			job_spec_add_missing(spec, name, db_value(r, j, 1));
+			free(name);
+		}
+	}
+	db_result_free(r);
+	return 0;
+}
+
 /* Inputs: the output directories of the steps s needs. */
 static int add_inputs(struct engine *e, const struct step_row *s,
 		      struct job_spec *spec)
@@ -111,9 +167,21 @@ static int add_inputs(struct engine *e, const struct step_row *s,
 				     ? xasprintf("%s@%s", needs[i].step_id, needs[i].node)
 				     : xstrdup(needs[i].step_id);
 
-		job_spec_add_input(spec, name, dir);
+		/* only a fan-in gets here with instances that did not succeed */
+		if (strcmp(needs[i].state, "succeeded") == 0) {
+			job_spec_add_input(spec, name, dir);
+		} else {
+			char *why = missing_why(e, &needs[i]);
+
+			job_spec_add_missing(spec, name, why);
+			free(why);
+		}
 		free(name);
 		free(dir);
+	}
+	if (!s->node[0] && n > 0 && add_unused_nodes(e, s, needs, n, spec) < 0) {
+		engine_steps_free(needs, n);
+		return -EIO;
 	}
 	engine_steps_free(needs, n);
 	return 0;

@@ -36,7 +36,7 @@ static const char *const slurm_keys[] = {
 };
 static const char *const step_keys[] = {
 	"id", "plugin", "needs", "on", "with", "retries", "timeout",
-	"pending_limit", NULL,
+	"pending_limit", "min_success", NULL,
 };
 
 /* " (did you mean 'x'?)" or "", as three %s arguments */
@@ -94,6 +94,35 @@ static long get_duration(struct loader *ld, const struct ytree_node *map,
 		return 0;
 	}
 	*text_out = xstrdup(text);
+	return v;
+}
+
+/* A fraction in (0, 1], written 0.75 or 75%; 0 when absent or invalid
+ * (reported). */
+static double get_fraction(struct loader *ld, const struct ytree_node *map,
+			   const char *key, const char *where)
+{
+	const struct ytree_node *at;
+	const char *text = ytree_get_text(&ld->e, map, key, where, &at);
+	size_t len = text ? strlen(text) : 0;
+	bool percent = len > 1 && text[len - 1] == '%';
+	char *number;
+	double v = 0;
+	int rc;
+
+	if (!text)
+		return 0;
+	number = xstrndup(text, percent ? len - 1 : len);
+	rc = util_parse_double(number, &v);
+	free(number);
+	if (percent)
+		v /= 100;
+	if (rc < 0 || !(v > 0 && v <= 1)) {
+		report(ld, at, "invalid value '%s' for '%s'%s (a fraction of "
+			       "instances above 0 and at most 1, e.g. 0.75 or 75%%)",
+		       SHOW(text), key, where);
+		return 0;
+	}
 	return v;
 }
 
@@ -342,6 +371,7 @@ static void load_step_scalars(struct loader *ld, struct pipeline_step *st,
 				     &st->timeout_text);
 	st->pending_limit_s = get_duration(ld, node, "pending_limit", where,
 					   &st->pending_limit_text);
+	st->min_success = get_fraction(ld, node, "min_success", where);
 }
 
 static void add_need(struct pipeline_step *st, struct step_aux *aux,

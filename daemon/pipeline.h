@@ -73,6 +73,9 @@ struct pipeline_step {
 	long pending_limit_s;   /* `pending_limit` (Slurm steps): longest wait
 	                           in Slurm's queue; 0: the daemon's */
 	char *pending_limit_text; /* as written; NULL when absent */
+	double min_success;     /* `min_success`: fraction (0, 1] of a needed
+	                           fanned-out step's instances that must
+	                           succeed; 0: at least one */
 	unsigned line, col;     /* where the step's mapping starts */
 };
 

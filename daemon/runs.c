@@ -22,27 +22,54 @@
 #include "slurm.h"
 #include "util.h"
 
+/* The name of the first gres a pipeline asks for ("gpu" of "gpu:h100:2"),
+ * or NULL (caller frees). */
+static char *gres_name(const struct pipeline *p)
+{
+	const char *g = p->slurm.gres;
+
+	return g && *g ? xstrndup(g, strcspn(g, ":,")) : NULL;
+}
+
 /* The nodes a run's Slurm steps are spread over: NULL-terminated, "" for
- * a pipeline that is not per node.  Caller frees. */
+ * a pipeline that is not per node.  For `nodes: each`, *all gets every node
+ * of the partition as Slurm judged it (the unused ones are recorded).
+ * Caller frees. */
 static char **run_nodes(const struct pipeline *p, size_t *n,
+			struct slurm_node_state **all, size_t *n_all,
 			struct strbuf *err)
 {
-	char **nodes = NULL;
+	char **nodes = NULL, *gres = gres_name(p);
+	int rc;
 
 	*n = 0;
 	switch (p->slurm.nodes) {
 	case PIPELINE_NODES_EACH:
-		if (slurm_partition_nodes(p->slurm.partition, &nodes, n, err) < 0)
+		rc = slurm_partition_nodes(p->slurm.partition, gres, all, n_all,
+					   err);
+		free(gres);
+		if (rc < 0)
 			return NULL;
+		nodes = xcalloc(*n_all + 1, sizeof(char *));
+		for (size_t i = 0; i < *n_all; i++)
+			if ((*all)[i].usable)
+				nodes[(*n)++] = xstrdup((*all)[i].name);
 		if (*n == 0) {
 			strbuf_addf(err, "no usable node in partition '%s'",
 				    p->slurm.partition ? p->slurm.partition
 						       : "(default)");
+			for (size_t i = 0; i < *n_all; i++)
+				strbuf_addf(err, "%s %s %s%s%s%s", i ? "," : ":",
+					    (*all)[i].name, (*all)[i].state,
+					    (*all)[i].reason[0] ? " (" : "",
+					    (*all)[i].reason,
+					    (*all)[i].reason[0] ? ")" : "");
 			free(nodes);
 			return NULL;
 		}
 		return nodes;
 	case PIPELINE_NODES_LIST:
+		free(gres);
 		nodes = xcalloc(p->slurm.n_node_names + 1, sizeof(char *));
 		for (size_t i = 0; i < p->slurm.n_node_names; i++)
 			nodes[i] = xstrdup(p->slurm.node_names[i]);
@@ -51,10 +78,36 @@ static char **run_nodes(const struct pipeline *p, size_t *n,
 	case PIPELINE_NODES_COUNT:
 		break;
 	}
+	free(gres);
 	nodes = xcalloc(2, sizeof(char *));
 	nodes[0] = xstrdup("");
 	*n = 1;
 	return nodes;
+}
+
+/* Record every node of a `nodes: each` partition, used or not, with what
+ * Slurm said of it.  0 or -EIO. */
+static int record_run_nodes(struct engine *e, long run_id,
+			    const struct slurm_node_state *all, size_t n_all)
+{
+	char run[32];
+
+	snprintf(run, sizeof(run), "%ld", run_id);
+	for (size_t i = 0; i < n_all; i++) {
+		const char *params[] = { run, all[i].name,
+					 all[i].usable ? "true" : "false",
+					 all[i].state, all[i].reason };
+
+		if (db_exec(e->db, "insert into run_nodes (run_id, node, used,"
+				   " slurm_state, reason) values ($1, $2, $3, $4,"
+				   " $5) on conflict do nothing", 5, params) < 0)
+			return -EIO;
+		if (!all[i].usable)
+			log_info("run %ld: node %s not used: %s%s%s", run_id,
+				 all[i].name, all[i].state,
+				 all[i].reason[0] ? ", " : "", all[i].reason);
+	}
+	return 0;
 }
 
 static void free_nodes(char **nodes)
@@ -119,8 +172,8 @@ static int insert_instance(struct engine *e, long run_id,
 	const struct pipeline_step *st = &x->p->steps[si];
 	const char *node = st->on_daemon ? "" : x->nodes[k];
 	struct strbuf needs = STRBUF_INIT, opts = STRBUF_INIT;
-	char run[32], retries[32], timeout[32], pending[32];
-	const char *params[10];
+	char run[32], retries[32], timeout[32], pending[32], minsucc[32];
+	const char *params[11];
 	struct db_result *r;
 	int rc = -EIO;
 
@@ -149,11 +202,13 @@ static int insert_instance(struct engine *e, long run_id,
 	params[8] = opts.buf;
 	snprintf(pending, sizeof(pending), "%ld", st->pending_limit_s);
 	params[9] = st->pending_limit_s > 0 ? pending : NULL;
+	snprintf(minsucc, sizeof(minsucc), "%.6g", st->min_success);
+	params[10] = st->min_success > 0 ? minsucc : NULL;
 	r = db_query(e->db, "insert into steps (run_id, step_id, node, plugin,"
 			    " on_daemon, needs, retries, timeout_s, options,"
-			    " pending_limit_s) values"
-			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning id",
-		     10, params);
+			    " pending_limit_s, min_success) values"
+			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+			    " returning id", 11, params);
 	if (r && db_rows(r) == 1) {
 		x->ids[si * x->n_nodes + k] = db_long(r, 0, 0);
 		rc = 0;
@@ -266,6 +321,8 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 {
 	struct strbuf err = STRBUF_INIT;
 	struct expansion x = { 0 };
+	struct slurm_node_state *all = NULL;
+	size_t n_all = 0;
 	char name[32], id[32], *spool;
 	struct pipeline *p = NULL;
 	uid_t uid;
@@ -279,7 +336,7 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 		goto out;
 	}
 	p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
-	if (!p || !(x.nodes = run_nodes(p, &x.n_nodes, &err))) {
+	if (!p || !(x.nodes = run_nodes(p, &x.n_nodes, &all, &n_all, &err))) {
 		if (err.len && err.buf[err.len - 1] == '\n')
 			err.buf[--err.len] = '\0';
 		run_fail(e, run_id, err.buf);
@@ -298,6 +355,7 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 	} else if (stage_inputs(e, run_id, spool, facility, owner, &err) < 0) {
 		run_fail(e, run_id, err.buf);
 	} else if (db_begin(e->db) == 0 && insert_steps(e, run_id, &x) == 0 &&
+		   record_run_nodes(e, run_id, all, n_all) == 0 &&
 		   db_exec(e->db, "update runs set state = 'running', started_at"
 				  " = now(), spool_dir = $2 where id = $1 and"
 				  " state = 'queued'", 2, params) == 1 &&
@@ -312,6 +370,7 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 out:
 	free(x.ids);
 	free_nodes(x.nodes);
+	slurm_nodes_free(all, n_all);
 	pipeline_free(p);
 	strbuf_release(&err);
 }
@@ -389,7 +448,7 @@ void runs_finish_done(struct engine *e)
 void runs_skip_dependents(struct engine *e, const struct step_row *s)
 {
 	char run[32], id[32], why[256];
-	const char *params[] = { run, id };
+	const char *params[] = { run, id, s->node };
 	struct step_row *deps;
 	int n;
 
@@ -398,12 +457,14 @@ void runs_skip_dependents(struct engine *e, const struct step_row *s)
 	snprintf(why, sizeof(why), "needs %s%s%s, which did not succeed",
 		 s->step_id, s->node[0] ? "@" : "", s->node);
 	deps = engine_steps_query(e,
-		"with recursive dep(id) as (select id from steps where run_id = $1"
-		" and $2::bigint = any(needs) union select s.id from steps s join"
-		" dep d on d.id = any(s.needs) where s.run_id = $1)"
+		"with recursive dep(id, node) as (select id, node from steps where"
+		" run_id = $1 and $2::bigint = any(needs) and not (node = '' and"
+		" $3 <> '') union select s.id, s.node from steps s join dep d on"
+		" d.id = any(s.needs) where s.run_id = $1 and not (s.node = '' and"
+		" d.node <> ''))"
 		" select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
 		" r.id = s.run_id where s.id in (select id from dep) and s.state in"
-		" ('waiting', 'retry_wait')", 2, params, &n);
+		" ('waiting', 'retry_wait')", 3, params, &n);
 	for (int i = 0; deps && i < n; i++) {
 		struct step_change c = STEP_CHANGE_NONE;
 
@@ -413,6 +474,41 @@ void runs_skip_dependents(struct engine *e, const struct step_row *s)
 		engine_step_set_state(e, &deps[i], "skipped", &c);
 	}
 	engine_steps_free(deps, n);
+}
+
+void runs_resolve_fan_in(struct engine *e)
+{
+	struct db_result *r = db_query(e->db,
+		"select s.id, string_agg(format('only %s of %s instances of %s"
+		" succeeded (%s needed)', g.ok, g.total, g.step_id, g.needed),"
+		" '; ') from steps s join runs r on r.id = s.run_id"
+		" cross join lateral (select n.step_id, count(*) filter (where"
+		"  n.state = 'succeeded') as ok, count(*) filter (where n.state in"
+		"  ('waiting', 'retry_wait', 'submitting', 'pending', 'running'))"
+		"  as active, count(*) as total, greatest(1, ceil(coalesce("
+		"  s.min_success, 0) * count(*))) as needed from steps n where"
+		"  n.id = any(s.needs) and n.node <> '' group by n.step_id) g"
+		" where r.state = 'running' and s.state = 'waiting' and s.node = ''"
+		" and g.ok + g.active < g.needed group by s.id", 0, NULL);
+
+	for (int i = 0; r && i < db_rows(r); i++) {
+		const char *params[] = { db_value(r, i, 0) };
+		struct step_change c = STEP_CHANGE_NONE;
+		struct step_row *rows;
+		int n;
+
+		rows = engine_steps_query(e, "select " ENGINE_STEP_COLUMNS
+			" from steps s join runs r on r.id = s.run_id where s.id ="
+			" $1::bigint and s.state = 'waiting'", 1, params, &n);
+		c.error = db_value(r, i, 1);
+		c.detail = c.error;
+		c.ended = true;
+		if (rows && n == 1 &&
+		    engine_step_set_state(e, &rows[0], "skipped", &c) == 0)
+			runs_skip_dependents(e, &rows[0]);
+		engine_steps_free(rows, n);
+	}
+	db_result_free(r);
 }
 
 long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,

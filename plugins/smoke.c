@@ -23,6 +23,7 @@ struct smoke_config {
 	long sleep_s;
 	long fail_attempts;
 	int fail;
+	char *fail_node;
 	int crash;
 	int stubborn;
 	long records;
@@ -36,6 +37,8 @@ static const struct rl_option smoke_options[] = {
 	  "seconds to sleep before finishing", 0 },
 	{ "fail", RL_OPT_BOOL, "false", offsetof(struct smoke_config, fail),
 	  "fail (without retry)", 0 },
+	{ "fail_node", RL_OPT_STRING, NULL, offsetof(struct smoke_config, fail_node),
+	  "fail (without retry) when running on this node", 0 },
 	{ "fail_attempts", RL_OPT_INT, "0",
 	  offsetof(struct smoke_config, fail_attempts),
 	  "ask for a retry while the attempt number is at most this", 0 },
@@ -117,6 +120,10 @@ static enum rl_result smoke_run(struct rl_ctx *ctx, const void *config,
 		abort();
 	if (cfg->fail) {
 		rl_error(ctx, "failing as asked (fail: true)");
+		return RL_FAIL;
+	}
+	if (cfg->fail_node && strcmp(cfg->fail_node, ctx->node) == 0) {
+		rl_error(ctx, "failing as asked on %s (fail_node)", ctx->node);
 		return RL_FAIL;
 	}
 	if (ctx->attempt <= cfg->fail_attempts) {

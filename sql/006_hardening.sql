@@ -38,3 +38,25 @@ alter table steps add column avoid_nodes text not null default '';
 -- When the step entered its current state: pending and timeout limits count
 -- from here (set by every state change, daemon/engine.c).
 alter table steps add column state_since timestamptz not null default now();
+
+-- The nodes of a `nodes: each` run's partition that it did not use, with
+-- what Slurm said of them when the run started (issue 10: a skipped node is
+-- a fact, not an absence).  Users see those of the runs they see.
+create table run_nodes (
+	run_id      bigint not null references runs (id) on delete cascade,
+	node        text not null,
+	used        boolean not null,
+	slurm_state text not null,               -- "IDLE", "DRAINED", "DOWN*"
+	reason      text not null default '',    -- Slurm's, or why not used
+	primary key (run_id, node)
+);
+alter table run_nodes enable row level security;
+grant select on run_nodes to roofline_users;
+create policy run_nodes_visible on run_nodes for select to roofline_users
+	using (exists (select 1 from runs r where r.id = run_id));
+
+-- A step that needs a fanned-out step (one instance per node) runs over the
+-- instances that succeeded, when at least this fraction of each such step's
+-- instances did (and at least one); null: at least one.
+alter table steps add column min_success real
+	check (min_success > 0 and min_success <= 1);
