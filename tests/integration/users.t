@@ -36,9 +36,10 @@ is "$(sql "select trigger || ',' || facility || ',' || owner from runs where id 
 	"schedule,true,rlfacility" "it is a facility run"
 wait_run "$frun" 60
 is "$(run_state "$frun")" succeeded "the facility run succeeded"
-node=$(sinfo -h -p gpu -o %n | head -1)
+probes=$(sinfo -h -N -p gpu -o %N | sort -V | sed 's/^/probe@/' | paste -sd,)
+like "$probes" '^probe@rl-node1,probe@rl-node2(,|$)' "the partition has several nodes (the local cluster's)"
 is "$(sql "select string_agg(step_id || '@' || node, ',' order by id) from steps where run_id = $frun")" \
-	"probe@$node,summary@" "nodes: each gave one probe job per node of the partition"
+	"$probes,summary@" "nodes: each gave one probe job per node of the partition"
 is "$(sql "select distinct fields->>'uid' from step_records where run_id = $frun")" \
 	"$(id -u rlfacility)" "facility jobs run as the facility user, not root"
 like "$(sql "select next_fire_at > now() from pipelines where name = 'nightly-smoke'")" t \
