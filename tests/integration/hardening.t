@@ -82,10 +82,10 @@ wait_for "! squeue -h -j $job 2>/dev/null | grep -q ." 30
 is "$(squeue -h -j "$job" 2>/dev/null)" "" "its Slurm job $job is gone"
 
 # ---- 3. a step that cannot run is told why, and gives up at its limit ---------
-node=$(sinfo -h -p gpu -o '%N' | head -1)
-node=$(scontrol show hostnames "$node" | head -1)
-scontrol update nodename="$node" state=drain reason="hardening test drain"
-on_exit "scontrol update nodename='$node' state=resume >/dev/null 2>&1 || true"
+# every node of the partition drained: the job can only wait
+nodes=$(sinfo -h -p gpu -o "%N" | head -1)
+scontrol update nodename="$nodes" state=drain reason="hardening test drain"
+on_exit "scontrol update nodename='$nodes' state=resume >/dev/null 2>&1 || true"
 yaml floating 'name: floating
 slurm: { partition: gpu }
 steps:
@@ -101,7 +101,7 @@ like "$(sql "select error from steps where run_id = $run")" \
 	"its error gives the limit and Slurm's reason"
 like "$(sql "select string_agg(detail, '|') from step_events e join steps s on s.id = e.step where s.run_id = $run")" \
 	"Slurm: " "the reason was an event too (submit --wait shows it)"
-scontrol update nodename="$node" state=resume
+scontrol update nodename="$nodes" state=resume
 
 # ---- 4. one daemon per database ------------------------------------------------
 grep -v '^pidfile:' "$DAEMON_CONF" >"$TEST_TMP/second.yaml"

@@ -1,0 +1,114 @@
+#!/bin/bash
+# Fan-out over the multi-node local cluster (issues 9 and 10): unused nodes
+# are recorded with Slurm's word, a fan-in step runs over the instances that
+# succeeded and lists the others, a node that dies is named and its step's
+# retry goes elsewhere, and a retry pinned to a dead node gives up at its
+# pending limit.
+. "$(dirname "$0")/../lib.sh"
+need_cluster
+. "$ROOT/tests/daemon_lib.sh"
+daemon_setup
+daemon_start
+
+mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
+((${#NODES[@]} >= 4)) || bail_out "fanout.t needs a cluster of 4 nodes or more, not ${#NODES[@]}"
+resume_all() { # every drained or down node back (one at a time: a list with an idle node is refused)
+	local n
+	for n in $(sinfo -h -p gpu -t drain,down -o '%N' | xargs -r scontrol show hostnames); do
+		scontrol update nodename="$n" state=resume >/dev/null 2>&1 || true
+	done
+}
+on_exit resume_all
+
+yaml() { # yaml NAME BODY
+	printf '%s\n' "$2" >"$TEST_TMP/$1.yaml"
+	chmod 0644 "$TEST_TMP/$1.yaml"
+}
+steps_of() { sql "select string_agg(step_id || case when node = '' then '' else '@' || node end || ':' || state, ',' order by step_id, node) from steps where run_id = $1"; }
+
+# ---- a drained node is a fact; one failing node does not cost the others ------
+drained=${NODES[3]} failing=${NODES[2]}
+scontrol update nodename="$drained" state=drain reason="fanout test drain"
+yaml fan "name: fan
+slurm: { partition: gpu, gres: \"gpu:1\", nodes: each }
+steps:
+  - { id: probe, plugin: smoke, with: { fail_node: $failing } }
+  - { id: summary, plugin: smoke, on: daemon, needs: [probe] }"
+run=$(submit_as alice "$TEST_TMP/fan.yaml")
+wait_run "$run" 90
+is "$(sql "select count(*) filter (where used) || ' used, ' || string_agg(case when not used then node || ' ' || slurm_state || ' (' || reason || ')' end, ',') from run_nodes where run_id = $run")" \
+	"$((${#NODES[@]} - 1)) used, $drained DRAINED (fanout test drain)" \
+	"the run records every node: the drained one with Slurm's state and reason"
+like "$(as alice "$BIN/roofline" status "$run")" "node $drained not used: DRAINED \(fanout test drain\)" \
+	"roofline status shows the unused node"
+is "$(sql "select state from steps where run_id = $run and step_id = 'summary'")" succeeded \
+	"the fan-in step ran although $failing failed"
+is "$(sql "select fields->>'input_records' from step_records r join steps s on s.id = r.step where s.run_id = $run and s.step_id = 'summary' and r.kind = 'smoke'")" \
+	"$((${#NODES[@]} - 2))" "over the $((${#NODES[@]} - 2)) instances that succeeded"
+is "$(sql "select string_agg(fields->>'step', ',' order by fields->>'step') from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" \
+	"probe@$failing,probe@$drained" "and its output lists the failed and the skipped instance"
+like "$(sql "select string_agg(fields->>'why', '|') from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" \
+	"failed: failing as asked on $failing.*node not used: DRAINED \(fanout test drain\)" \
+	"each with why"
+is "$(run_state "$run")" failed "the run still says it failed"
+like "$(sql "select error from runs where id = $run")" "^probe@$failing: failing as asked" \
+	"naming the failed node"
+resume_all
+wait_for "[[ -z \$(sinfo -h -p gpu -t drain -o '%N') ]]" 30
+
+yaml strict "name: strict
+slurm: { partition: gpu, gres: \"gpu:1\", nodes: each }
+steps:
+  - { id: probe, plugin: smoke, with: { fail_node: $failing } }
+  - { id: summary, plugin: smoke, on: daemon, needs: [probe], min_success: 100% }
+  - { id: after, plugin: smoke, on: daemon, needs: [summary] }"
+run=$(submit_as alice "$TEST_TMP/strict.yaml")
+wait_run "$run" 90
+is "$(sql "select error from steps where run_id = $run and step_id = 'summary'")" \
+	"only $((${#NODES[@]} - 1)) of ${#NODES[@]} instances of probe succeeded (${#NODES[@]} needed)" \
+	"min_success: 100% skips the fan-in, saying how many succeeded"
+is "$(sql "select state from steps where run_id = $run and step_id = 'after'")" skipped \
+	"and what needs it"
+
+# ---- a node that dies: named, and the retry runs elsewhere --------------------
+yaml floating 'name: floating
+slurm: { partition: gpu, gres: "gpu:1" }
+steps:
+  - { id: long, plugin: smoke, retries: 1, with: { sleep: 12 } }'
+run=$(submit_as alice "$TEST_TMP/floating.yaml")
+wait_for "[[ \$(sql \"select state from steps where run_id = $run\") == running ]]" 60
+dead=$(sql "select exec_node from steps where run_id = $run")
+"$ROOT/scripts/cluster" node-kill "$dead" >/dev/null
+on_exit "'$ROOT/scripts/cluster' node-start '$dead' >/dev/null 2>&1 || true"
+wait_run "$run" 120
+is "$(run_state "$run")" succeeded "a step whose node died (node-kill $dead) succeeded on its retry"
+is "$(sql "select attempt from steps where run_id = $run")" 2 "in attempt 2"
+other=$(sql "select exec_node from steps where run_id = $run")
+ok "the retry ran on $other, not on the dead $dead" test "$other" != "$dead"
+like "$(sql "select string_agg(detail, '|' order by e.id) from step_events e join steps s on s.id = e.step where s.run_id = $run and e.state = 'retry_wait'")" \
+	"Slurm job [0-9]+ ended NODE_FAIL on $dead without an exit record: node $dead is DOWN.*\(Not responding\)" \
+	"attempt 1's error names the node, its state and Slurm's reason"
+is "$(sql "select avoid_nodes from steps where run_id = $run")" "$dead" "the dead node is avoided"
+"$ROOT/scripts/cluster" node-start "$dead" >/dev/null
+
+# ---- a retry pinned to a dead node gives up at its pending limit ---------------
+pinned=${NODES[1]}
+yaml pinned 'name: pinned
+slurm: { partition: gpu, gres: "gpu:1", nodes: each }
+steps:
+  - { id: long, plugin: smoke, retries: 1, pending_limit: 8s, with: { sleep: 12 } }'
+run=$(submit_as alice "$TEST_TMP/pinned.yaml")
+wait_for "[[ \$(sql \"select state from steps where run_id = $run and node = '$pinned'\") == running ]]" 60
+"$ROOT/scripts/cluster" node-kill "$pinned" >/dev/null
+on_exit "'$ROOT/scripts/cluster' node-start '$pinned' >/dev/null 2>&1 || true"
+wait_run "$run" 150
+is "$(sql "select state || ' ' || attempt from steps where run_id = $run and node = '$pinned'")" "failed 2" \
+	"the instance pinned to the dead $pinned failed after its retry"
+like "$(sql "select error from steps where run_id = $run and node = '$pinned'")" \
+	"pending for [0-9]+ s, over the pending limit of 8 s \(Slurm: .*\): node $pinned is DOWN" \
+	"at its pending limit, with Slurm's reason and the node's state"
+is "$(sql "select count(*) from steps where run_id = $run and state = 'succeeded'")" "$((${#NODES[@]} - 1))" \
+	"the other nodes' instances succeeded"
+"$ROOT/scripts/cluster" node-start "$pinned" >/dev/null
+
+done_testing
