@@ -82,6 +82,7 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
+	e->fan_in_dirty = true; /* a predecessor may have left one to resolve */
 	e->db = db_connect(cfg->database, err);
 	if (!e->db)
 		return -ECONNREFUSED;
@@ -313,6 +314,9 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 		return -EIO;
 	}
 	log_transition(s, s->state, state, c->detail);
+	if (strcmp(state, "failed") == 0 || strcmp(state, "skipped") == 0 ||
+	    strcmp(state, "cancelled") == 0)
+		e->fan_in_dirty = true;
 	return 0;
 }
 

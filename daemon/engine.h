@@ -37,6 +37,8 @@ struct engine {
 	struct db *db;            /* owned */
 	time_t last_schedule_check;
 	bool lost_lock;           /* another daemon holds the database */
+	bool fan_in_dirty;        /* a step failed, was skipped or cancelled
+				   * since the last runs_resolve_fan_in() */
 };
 
 /* The session advisory lock that makes one daemon per database
@@ -199,14 +201,12 @@ void runs_finish_done(struct engine *e);
  * one runs over the instances that succeeded (runs_resolve_fan_in). */
 void runs_skip_dependents(struct engine *e, const struct step_row *s);
 
-/* SQL condition on step row `s`: every instance it needs has succeeded; a
- * fan-in instead needs every per-node instance ended and, of each needed
- * step, at least min_success of them (and at least one) succeeded. */
+/* SQL condition on step row `s`: every instance it needs has succeeded
+ * (steps.waiting_on, kept by a trigger, is 0); a fan-in instead needs every
+ * per-node instance ended and, of each needed step, at least min_success of
+ * them (and at least one) succeeded. */
 #define RUNS_NEEDS_MET \
-	"not exists (select 1 from steps n where n.id = any(s.needs) and" \
-	" (n.state in ('waiting', 'retry_wait', 'submitting', 'pending'," \
-	" 'running') or (n.state <> 'succeeded' and (n.node = '' or" \
-	" s.node <> '')))) and not exists (select 1 from steps n where" \
+	"s.waiting_on = 0 and not exists (select 1 from steps n where" \
 	" n.id = any(s.needs) and n.node <> '' and s.node = '' group by" \
 	" n.step_id having count(*) filter (where n.state = 'succeeded') <" \
 	" greatest(1, ceil(coalesce(s.min_success, 0) * count(*))))"

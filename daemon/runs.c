@@ -206,9 +206,9 @@ static int insert_instance(struct engine *e, long run_id,
 	params[10] = st->min_success > 0 ? minsucc : NULL;
 	r = db_query(e->db, "insert into steps (run_id, step_id, node, plugin,"
 			    " on_daemon, needs, retries, timeout_s, options,"
-			    " pending_limit_s, min_success) values"
-			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-			    " returning id", 11, params);
+			    " pending_limit_s, min_success, waiting_on) values"
+			    " ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+			    " cardinality($6::bigint[])) returning id", 11, params);
 	if (r && db_rows(r) == 1) {
 		x->ids[si * x->n_nodes + k] = db_long(r, 0, 0);
 		rc = 0;
@@ -478,7 +478,13 @@ void runs_skip_dependents(struct engine *e, const struct step_row *s)
 
 void runs_resolve_fan_in(struct engine *e)
 {
-	struct db_result *r = db_query(e->db,
+	struct db_result *r;
+
+	/* Only an ended instance can make a fan-in hopeless. */
+	if (!e->fan_in_dirty)
+		return;
+	e->fan_in_dirty = false;
+	r = db_query(e->db,
 		"select s.id, string_agg(format('only %s of %s instances of %s"
 		" succeeded (%s needed)', g.ok, g.total, g.step_id, g.needed),"
 		" '; ') from steps s join runs r on r.id = s.run_id"

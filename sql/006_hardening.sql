@@ -60,3 +60,29 @@ create policy run_nodes_visible on run_nodes for select to roofline_users
 -- instances did (and at least one); null: at least one.
 alter table steps add column min_success real
 	check (min_success > 0 and min_success <= 1);
+
+-- How many of the instances a waiting step needs still hold it back: a
+-- need releases it by succeeding, or, for a fan-in (a step without a node
+-- needing a per-node instance), by ending at all.  Kept by the trigger
+-- below on every state change, whoever makes it, so that finding the ready
+-- steps costs one index scan however long the chain (daemon/engine.c).
+alter table steps add column waiting_on integer not null default 0;
+update steps s set waiting_on = (select count(*) from steps n
+	where n.id = any(s.needs) and not (n.state = 'succeeded' or
+	(n.state in ('failed', 'skipped', 'cancelled') and n.node <> ''
+	 and s.node = '')))
+	where s.state = 'waiting';
+
+create function steps_release_dependents() returns trigger
+	language plpgsql
+	as $$ begin
+		update steps d set waiting_on = d.waiting_on - 1
+		 where d.run_id = new.run_id and new.id = any(d.needs)
+		   and d.state = 'waiting'
+		   and (new.state = 'succeeded' or (new.node <> '' and d.node = ''));
+		return null;
+	end $$;
+create trigger steps_release after update of state on steps for each row
+	when (old.state is distinct from new.state and new.state in
+	      ('succeeded', 'failed', 'skipped', 'cancelled'))
+	execute function steps_release_dependents();

@@ -54,7 +54,7 @@ is "$(run_state "$run")" failed "the run still says it failed"
 like "$(sql "select error from runs where id = $run")" "^probe@$failing: failing as asked" \
 	"naming the failed node"
 resume_all
-wait_for "[[ -z \$(sinfo -h -p gpu -t drain -o '%N') ]]" 30
+wait_for "[[ \$(sinfo -h -n $drained -o '%T') == idle ]]" 30
 
 yaml strict "name: strict
 slurm: { partition: gpu, gres: \"gpu:1\", nodes: each }
