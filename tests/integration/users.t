@@ -81,13 +81,24 @@ ok "alice cancels her own run" as alice "$BIN/roofline" cancel "$arun"
 wait_run "$arun" 30
 is "$(run_state "$arun")" cancelled "alice's run is cancelled"
 
-# -- root (the daemon's own role) cannot get a job run as anyone
-run=$(env -u ROOFLINE_DB "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>/dev/null)
-wait_run "$run" 30
-is "$(run_state "$run")" failed "a run queued by root through the daemon's role fails"
-like "$(sql "select error from runs where id = $run")" "refusing to run it as anyone" \
-	"without running anything"
-is "$(sql "select count(*) from steps where run_id = $run")" 0 "no step was created"
+# -- root, and the daemon's own database role (the owner of the table runs),
+#    are refused by submit itself, at once, and queue nothing
+before=$(sql "select count(*) from runs")
+SECONDS=0
+out=$(env -u ROOFLINE_DB "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>&1)
+is "$?" 1 "root's submit exits 1"
+is "$out" "roofline submit: refusing to queue a run as root (a run runs as the user who submits it: submit as yourself)" \
+	"and says why"
+daemon_role=$(sql "select current_user")
+is "$daemon_role" "$(sql "select tableowner from pg_tables where tablename = 'runs'")" \
+	"root's role is the daemon's: the owner of the table runs"
+"$ROOT/scripts/cluster" add-user "$daemon_role" >/dev/null || bail_out "cannot add user $daemon_role"
+out=$(as "$daemon_role" "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>&1)
+is "$?" 1 "a submit through the daemon's role (OS user $daemon_role, not root) exits 1"
+is "$out" "roofline submit: refusing to queue a run as '$daemon_role', the daemon's own database role (it owns the table runs; submit as yourself)" \
+	"and says why"
+ok "both at once (${SECONDS}s)" test "$SECONDS" -lt 10
+is "$(sql "select count(*) from runs")" "$before" "neither queued a run"
 
 # -- the invalid corpus: every file refused by submit with its position, and
 #    nothing queued (the daemon's plugin directory, so plugin checks apply)
