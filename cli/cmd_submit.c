@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_cluster.h"
 #include "cli_db.h"
 #include "pipeline.h"
 #include "plugin_loader.h"
@@ -22,8 +23,13 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: roofline submit [--wait] [--attach FILE]... [--plugin-dir DIR] FILE\n"
 		"\n"
-		"Checks FILE (as `roofline validate` does) and queues a run of it as\n"
-		"you; prints the run id.  An invalid pipeline queues nothing.\n"
+		"Checks FILE (as `roofline validate --cluster` does) and queues a run\n"
+		"of it as you; prints the run id.  An invalid pipeline queues nothing,\n"
+		"nor does one that the Slurm cluster would refuse (unknown partition,\n"
+		"gres no node of the partition has, time over its MaxTime, nodes not\n"
+		"in it); when the cluster cannot be reached (SLURM_CONF, else\n"
+		"/etc/slurm/slurm.conf, unreadable, or slurmctld not answering), a\n"
+		"warning says so and the run is queued.\n"
 		"\n"
 		"  -w, --wait         follow the run until it ends, printing a line per\n"
 		"                     step state change; exit 0 only if it succeeded\n"
@@ -248,6 +254,8 @@ int cmd_submit(int argc, char **argv)
 		fprintf(stderr, "%s", err.buf);
 		goto out;
 	}
+	if (cli_cluster_check("submit", p, false) < 0)
+		goto out;
 	db = cli_db_connect("submit");
 	if (!db || refuse_daemon_role(db) < 0 ||
 	    (id = queue_run(db, p, attach, n_attach)) < 0)

@@ -76,6 +76,15 @@ static bool is_name(const char *s, size_t max, const char *extra)
 	return true;
 }
 
+/* Where the value of map's key is written; 0:0 when absent. */
+static struct pipeline_pos pos_of(const struct ytree_node *map, const char *key)
+{
+	const struct ytree_node *v = ytree_get(map, key);
+
+	return v ? (struct pipeline_pos){ v->line, v->col }
+		 : (struct pipeline_pos){ 0, 0 };
+}
+
 static long get_duration(struct loader *ld, const struct ytree_node *map,
 			 const char *key, const char *where, char **text_out)
 {
@@ -194,6 +203,7 @@ static void load_node_list(struct loader *ld, struct pipeline_slurm *s,
 	}
 	s->nodes = PIPELINE_NODES_LIST;
 	s->node_names = xcalloc(seq->n, sizeof(*s->node_names));
+	s->node_names_at = xcalloc(seq->n, sizeof(*s->node_names_at));
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct ytree_node *it = seq->items[i];
 		const char *name = ytree_text(&ld->e, it, "node name", " in 'slurm'");
@@ -213,8 +223,11 @@ static void load_node_list(struct loader *ld, struct pipeline_slurm *s,
 				break;
 			}
 		}
-		if (name)
-			s->node_names[s->n_node_names++] = xstrdup(name);
+		if (!name)
+			continue;
+		s->node_names_at[s->n_node_names] =
+			(struct pipeline_pos){ it->line, it->col };
+		s->node_names[s->n_node_names++] = xstrdup(name);
 	}
 }
 
@@ -301,6 +314,10 @@ static void load_slurm(struct loader *ld, struct pipeline_slurm *s,
 	strbuf_release(&why);
 	s->time_s = get_duration(ld, map, "time", " in 'slurm'", &s->time_text);
 	load_nodes(ld, s, map);
+	s->partition_at = pos_of(map, "partition");
+	s->gres_at = pos_of(map, "gres");
+	s->time_at = pos_of(map, "time");
+	s->nodes_at = pos_of(map, "nodes");
 }
 
 /* ---- steps ---------------------------------------------------------------- */
@@ -385,6 +402,7 @@ static void load_step_scalars(struct loader *ld, struct pipeline_step *st,
 		st->retries = (int)v;
 	st->timeout_s = get_duration(ld, node, "timeout", where,
 				     &st->timeout_text);
+	st->timeout_at = pos_of(node, "timeout");
 }
 
 static void add_need(struct pipeline_step *st, struct step_aux *aux,
@@ -800,6 +818,7 @@ void pipeline_free(struct pipeline *p)
 	free(s->constraint);
 	free(s->time_text);
 	free_strv(s->node_names, s->n_node_names);
+	free(s->node_names_at);
 	free(p->file);
 	free(p->name);
 	free(p->description);

@@ -119,6 +119,55 @@ done
 is "$refused" "$total" "all $total invalid pipelines refused by submit with their file:line:col"
 is "$(sql "select count(*) from runs")" "$before" "and none of them queued a run"
 
+# -- what Slurm would refuse (tests/pipelines/invalid-on-cluster/): valid
+#    pipelines that submit refuses at the key's position, queueing nothing;
+#    validate --cluster refuses them too, validate alone does not.  A
+#    partition with a MaxTime for the time cases:
+node=$(sinfo -h -p gpu -o %n | head -1)
+scontrol create PartitionName=rltest-short Nodes="$node" MaxTime=00:10:00 State=UP ||
+	bail_out "cannot create partition rltest-short"
+on_exit "scontrol delete PartitionName=rltest-short"
+before=$(sql "select count(*) from runs")
+for f in "$ROOT"/tests/pipelines/invalid-on-cluster/*.yaml; do
+	name=$(basename "$f" .yaml)
+	[[ $(head -1 "$f") =~ ^\#\ expect:\ ([0-9]+:[0-9]+):\ (.+)$ ]] ||
+		{ fail "$name: first line is '# expect: LINE:COL: words'"; continue; }
+	pos=${BASH_REMATCH[1]} words=${BASH_REMATCH[2]}
+	cp "$f" "$TEST_TMP/$name.yaml" && chmod 0644 "$TEST_TMP/$name.yaml"
+	out=$(as alice "$BIN/roofline" submit "$TEST_TMP/$name.yaml" 2>&1)
+	rc=$?
+	if ((rc == 1)) && [[ $out == "$TEST_TMP/$name.yaml:$pos: $words"* && $out != *$'\n'* ]]; then
+		pass "submit refuses $name: $pos: $words"
+	else
+		fail "submit refuses $name: $pos: $words"
+		diag "exit $rc: $out"
+	fi
+	out=$(as alice "$BIN/roofline" validate --cluster "$TEST_TMP/$name.yaml" 2>&1)
+	rc=$?
+	((rc == 1)) && [[ $out == "$TEST_TMP/$name.yaml:$pos: $words"* ]]
+	ok "validate --cluster refuses $name" test $? = 0 || diag "exit $rc: $out"
+	out=$(as alice "$BIN/roofline" validate "$TEST_TMP/$name.yaml" 2>&1)
+	is "$out" "$TEST_TMP/$name.yaml: ok" "validate alone passes $name"
+done
+is "$(sql "select count(*) from runs")" "$before" "none of them queued a run"
+
+# -- a cluster that cannot be reached: one warning line, and the run is queued
+cat >"$TEST_TMP/quick.yaml" <<'YAML'
+name: quick
+slurm: { partition: gpu, time: "00:02:00" }
+steps:
+  - { id: a, plugin: smoke }
+YAML
+chmod 0644 "$TEST_TMP/quick.yaml"
+out=$(as alice env SLURM_CONF=/nonexistent/slurm.conf "$BIN/roofline" submit "$TEST_TMP/quick.yaml" 2>"$TEST_TMP/warn")
+is "$?" 0 "without a readable slurm.conf, submit still queues"
+like "$out" '^[0-9]+$' "and prints the run id"
+is "$(cat "$TEST_TMP/warn")" "roofline submit: warning: partition, gres and time not checked against the Slurm cluster: cannot read /nonexistent/slurm.conf: No such file or directory" \
+	"after one warning line"
+is "$(sql "select count(*) from runs")" "$((before + 1))" "one run queued"
+as alice env SLURM_CONF=/nonexistent/slurm.conf "$BIN/roofline" validate --cluster "$TEST_TMP/quick.yaml" >/dev/null 2>&1
+is "$?" 1 "validate --cluster without a cluster fails"
+
 # -- an invalid pipeline submits nothing
 before=$(sql "select count(*) from runs")
 printf 'name: bad\nsteps:\n  - { id: a, plugin: smoke, with: { mesage: x } }\n' >"$TEST_TMP/bad.yaml"
