@@ -204,6 +204,14 @@ static bool in_names(char *const *names, size_t n, const char *name)
 	return false;
 }
 
+/* Item i of the comma-separated text, as written.  Caller frees. */
+static char *nth_item(const char *text, size_t i)
+{
+	for (; i > 0 && strchr(text, ','); i--)
+		text = strchr(text, ',') + 1;
+	return xstrndup(text, strcspn(text, ","));
+}
+
 /* Report the first item nobody has; true when there was one. */
 static bool check_gres_items(struct checker *ck, const struct gres_item *want,
 			     size_t n, const char *text)
@@ -226,10 +234,13 @@ static bool check_gres_items(struct checker *ck, const struct gres_item *want,
 				  list.buf);
 			bad = true;
 		} else if (part_nodes_with(ck, &want[i], 1) == 0) {
+			char *item = nth_item(text, i);
+
 			add_list(&list, have, n_have);
 			report_at(ck, s->gres_at, "no node of partition '%s' has gres "
 				  "'%s' (its nodes have: %s)", ck->part->name,
-				  n == 1 ? text : want[i].name, list.buf);
+				  item, list.buf);
+			free(item);
 			bad = true;
 		}
 	}

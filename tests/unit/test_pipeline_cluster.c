@@ -130,6 +130,9 @@ static void gres_the_cluster_lacks(void **state)
 	expect("name: t\nslurm: {partition: short, gres: \"gpu:1,fpga\"}\n" STEP,
 	       "t.yaml:2:33: no node of partition 'short' has gres 'fpga' (its "
 	       "nodes have: gpu:h100:2)\n");
+	expect("name: t\nslurm: {partition: mixed, gres: \"fpga,gpu:h100:1\"}\n" STEP,
+	       "t.yaml:2:33: no node of partition 'mixed' has gres 'gpu:h100:1' "
+	       "(its nodes have: gpu:1, fpga:1)\n");
 	/* each item somewhere in the partition, but never together */
 	expect("name: t\nslurm: {partition: mixed, gres: \"gpu:1,fpga:1\"}\n" STEP,
 	       "t.yaml:2:33: no node of partition 'mixed' has all of gres "
