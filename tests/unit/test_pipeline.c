@@ -138,7 +138,19 @@ static void full_pipeline_with_smoke(void **state)
 	assert_int_equal(p->slurm.nodes, PIPELINE_NODES_LIST);
 	assert_int_equal(p->slurm.n_node_names, 2);
 	assert_string_equal(p->slurm.node_names[1], "gpu02");
+	/* where the values were written, for the checks against the cluster */
+	assert_int_equal(p->slurm.partition_at.line, 5);
+	assert_int_equal(p->slurm.partition_at.col, 14);
+	assert_int_equal(p->slurm.gres_at.line, 6);
+	assert_int_equal(p->slurm.gres_at.col, 9);
+	assert_int_equal(p->slurm.time_at.line, 7);
+	assert_int_equal(p->slurm.time_at.col, 9);
+	assert_int_equal(p->slurm.nodes_at.line, 11);
+	assert_int_equal(p->slurm.nodes_at.col, 10);
+	assert_int_equal(p->slurm.node_names_at[1].line, 11);
+	assert_int_equal(p->slurm.node_names_at[1].col, 18);
 	st = pipeline_step_find(p, "ceilings");
+	assert_int_equal(st->timeout_at.line, 0); /* absent */
 	assert_ptr_equal(st, &p->steps[1]);
 	assert_int_equal(st->retries, 3);
 	assert_int_equal(st->timeout_s, 5400); /* slurm.time */
@@ -151,6 +163,8 @@ static void full_pipeline_with_smoke(void **state)
 	st = pipeline_step_find(p, "chart");
 	assert_int_equal(st->timeout_s, 900);
 	assert_string_equal(st->timeout_text, "15m");
+	assert_int_equal(st->timeout_at.line, 17);
+	assert_int_equal(st->timeout_at.col, 14);
 	assert_int_equal(st->n_needs, 1);
 	assert_int_equal(st->needs_idx[0], 2);
 	assert_null(pipeline_step_find(p, "nope"));
