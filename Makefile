@@ -103,9 +103,11 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
 
 # (mk/pipeline.mk adds the pipeline loader to DAEMON_SRC and roofline)
-$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(COMMON_SRC))
+# (libslurm too: submit checks a pipeline against the cluster, through
+# daemon/slurm.c, before queueing it)
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) -ldl
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
 
 # ---- CUDA --------------------------------------------------------------------
 ifeq ($(NVCC),)

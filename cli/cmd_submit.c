@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "cli_cluster.h"
 #include "cli_db.h"
 #include "pipeline.h"
 #include "plugin_loader.h"
@@ -22,14 +24,22 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: roofline submit [--wait] [--attach FILE]... [--plugin-dir DIR] FILE\n"
 		"\n"
-		"Checks FILE (as `roofline validate` does) and queues a run of it as\n"
-		"you; prints the run id.  An invalid pipeline queues nothing.\n"
+		"Checks FILE (as `roofline validate --cluster` does) and queues a run\n"
+		"of it as you; prints the run id.  An invalid pipeline queues nothing,\n"
+		"nor does one that the Slurm cluster would refuse (unknown partition,\n"
+		"gres no node of the partition has, time over its MaxTime, nodes not\n"
+		"in it); when the cluster cannot be reached (SLURM_CONF, else\n"
+		"/etc/slurm/slurm.conf, unreadable, or slurmctld not answering), a\n"
+		"warning says so and the run is queued.\n"
 		"\n"
 		"  -w, --wait         follow the run until it ends, printing a line per\n"
 		"                     step state change; exit 0 only if it succeeded\n"
 		"  -a, --attach FILE  send FILE with the run; steps find it in the run\n"
 		"                     directory as inputs/NAME (NAME: FILE's base name)\n"
 		"  --plugin-dir DIR   plugins to check the steps against\n"
+		"\n"
+		"Refused at once, queueing nothing: root, and the daemon's own\n"
+		"database role (the owner of the table runs).\n"
 		"\n"
 		"Exit status: 0 queued (or, with --wait, succeeded), 1 invalid or\n"
 		"failed, 2 usage.\n");
@@ -66,6 +76,44 @@ static int attach_file(struct db *db, const char *run, const char *path)
 	strbuf_release(&hex);
 	free(data);
 	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * A run runs as the user who queued it, so it must be queued by a person.
+ * Root is refused here, and so is the daemon's own database role: the owner
+ * of the table runs (the daemon applies the migrations, so it owns every
+ * table; the database's owner may be someone else, such as a DBA).  The
+ * daemon would fail such a run anyway (engine_user_identity); refusing it
+ * here says so at once and queues nothing.  0, or -1 with a message.
+ */
+static int refuse_root(void)
+{
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	fprintf(stderr, "roofline submit: refusing to queue a run as root (a run "
+			"runs as the user who submits it: submit as yourself)\n");
+	return -1;
+}
+
+static int refuse_daemon_role(struct db *db)
+{
+	struct db_result *r = db_query(db,
+		"select current_user, pg_get_userbyid(relowner) from pg_class"
+		" where oid = 'runs'::regclass", 0, NULL);
+	int rc = -1;
+
+	if (!r || db_rows(r) != 1)
+		fprintf(stderr, "roofline submit: cannot learn the daemon's "
+				"database role: %s\n", db_error(db));
+	else if (strcmp(db_value(r, 0, 0), db_value(r, 0, 1)) == 0)
+		fprintf(stderr, "roofline submit: refusing to queue a run as "
+				"'%s', the daemon's own database role (it owns the "
+				"table runs; submit as yourself)\n",
+			db_value(r, 0, 0));
+	else
+		rc = 0;
+	db_result_free(r);
+	return rc;
 }
 
 /* Queue the run and its attachments in one transaction; the run id or -1. */
@@ -224,6 +272,8 @@ int cmd_submit(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto out;
 	}
+	if (refuse_root() < 0)
+		goto out;
 	if (!dir)
 		dir = plugin_loader_default_dir();
 	strbuf_init(&err);
@@ -232,8 +282,11 @@ int cmd_submit(int argc, char **argv)
 		fprintf(stderr, "%s", err.buf);
 		goto out;
 	}
+	if (cli_cluster_check("submit", p, false) < 0)
+		goto out;
 	db = cli_db_connect("submit");
-	if (!db || (id = queue_run(db, p, attach, n_attach)) < 0)
+	if (!db || refuse_daemon_role(db) < 0 ||
+	    (id = queue_run(db, p, attach, n_attach)) < 0)
 		goto out;
 	printf("%ld\n", id);
 	fflush(stdout);

@@ -45,19 +45,30 @@ static const struct {
 	{ "@hourly", "0 * * * *" },
 };
 
+/* Read the digits at *s as a number, capped at 1000 (no overflow: any
+ * value that large is out of every field's range). */
+static int take_digits(const char **s)
+{
+	int v = 0;
+
+	while (isdigit((unsigned char)**s)) {
+		if (v < 1000)
+			v = v * 10 + (**s - '0');
+		(*s)++;
+	}
+	return v;
+}
+
 /* Read a number or a name of spec at *p; advance *p.  0 or -EINVAL. */
 static int take_value(const struct field_spec *spec, const char **p, int *out,
 		      struct strbuf *err)
 {
 	const char *s = *p;
-	int v = 0;
+	size_t len;
+	int v;
 
 	if (isdigit((unsigned char)*s)) {
-		while (isdigit((unsigned char)*s)) {
-			if (v < 1000)
-				v = v * 10 + (*s - '0');
-			s++;
-		}
+		v = take_digits(&s);
 		if (v < spec->min || v > spec->max) {
 			strbuf_addf(err, "%s %.*s is out of range %d-%d", spec->what,
 				    (int)(s - *p), *p, spec->min, spec->max);
@@ -75,36 +86,36 @@ static int take_value(const struct field_spec *spec, const char **p, int *out,
 			return 0;
 		}
 	}
-	strbuf_addf(err, "%s '%.*s' is not a number%s", spec->what,
-		    (int)strcspn(s, ",-/"), s,
+	/* quote what stands here: a leading '-' is part of it ("-1") */
+	len = *s == '-' ? 1 + strcspn(s + 1, ",-/") : strcspn(s, ",-/");
+	strbuf_addf(err, "%s '%.*s' is not a number%s", spec->what, (int)len, s,
 		    spec->names == month_names ? " or a month name (jan-dec)" :
 		    spec->names == day_names ? " or a day name (sun-sat)" : "");
 	return -EINVAL;
 }
 
-/* Parse "/STEP" at *p when present.  0 or -EINVAL. */
+/* Parse "/STEP" at *p when present: 1 up to the field's largest value (a
+ * larger step is a typo: it could only ever match the first value).  0 or
+ * -EINVAL. */
 static int take_step(const struct field_spec *spec, const char **p, int *step,
 		     struct strbuf *err)
 {
-	const char *s = *p;
-	int v = 0;
+	const char *s = *p, *digits;
+	int v;
 
 	*step = 1;
 	if (*s != '/')
 		return 0;
-	s++;
+	digits = ++s;
 	if (!isdigit((unsigned char)*s)) {
 		strbuf_addf(err, "%s step '%.*s' is not a number", spec->what,
 			    (int)strcspn(s, ","), s);
 		return -EINVAL;
 	}
-	while (isdigit((unsigned char)*s)) {
-		if (v < 1000)
-			v = v * 10 + (*s - '0');
-		s++;
-	}
-	if (v < 1) {
-		strbuf_addf(err, "%s step must be at least 1", spec->what);
+	v = take_digits(&s);
+	if (v < 1 || v > spec->max) {
+		strbuf_addf(err, "%s step %.*s is out of range 1-%d", spec->what,
+			    (int)(s - digits), digits, spec->max);
 		return -EINVAL;
 	}
 	*step = v;
@@ -129,6 +140,11 @@ static int parse_item(const struct field_spec *spec, const char *item,
 		hi = lo;
 		if (*p == '-') {
 			p++;
+			if (!*p || *p == '/') {
+				strbuf_addf(err, "%s range '%s' has no end",
+					    spec->what, item);
+				return -EINVAL;
+			}
 			if (take_value(spec, &p, &hi, err) < 0)
 				return -EINVAL;
 			if (hi < lo) {

@@ -77,6 +77,15 @@ static bool is_name(const char *s, size_t max, const char *extra)
 	return true;
 }
 
+/* Where the value of map's key is written; 0:0 when absent. */
+static struct pipeline_pos pos_of(const struct ytree_node *map, const char *key)
+{
+	const struct ytree_node *v = ytree_get(map, key);
+
+	return v ? (struct pipeline_pos){ v->line, v->col }
+		 : (struct pipeline_pos){ 0, 0 };
+}
+
 static long get_duration(struct loader *ld, const struct ytree_node *map,
 			 const char *key, const char *where, char **text_out)
 {
@@ -126,45 +135,88 @@ static double get_fraction(struct loader *ld, const struct ytree_node *map,
 	return v;
 }
 
-/* One gres item: NAME, NAME:COUNT, NAME:TYPE or NAME:TYPE:COUNT. */
-static bool gres_item_ok(const char *item, size_t len)
+/* A gres count: digits only, a positive integer that fits Slurm's 32-bit
+ * counts.  NULL, or why not (a format with one %s, the count). */
+static const char *gres_count_bad(const char *text)
 {
-	char *copy = xstrndup(item, len), *parts[4], *save = NULL;
-	size_t n = 0;
-	bool ok = true;
 	long count;
+	int rc = util_parse_long(text, &count);
 
-	/* strtok_r would skip empty fields: refuse them first */
-	if (copy[0] == ':' || copy[len - 1] == ':' || strstr(copy, "::")) {
-		free(copy);
-		return false;
-	}
-	for (char *t = strtok_r(copy, ":", &save); t && n < 4;
-	     t = strtok_r(NULL, ":", &save))
-		parts[n++] = t;
-	if (n == 0 || n > 3 ||
-	    !is_name(parts[0], 64, "_") || strcmp(parts[0], "gres") == 0 ||
-	    !isalpha((unsigned char)parts[0][0]))
-		ok = false;
-	else if (n == 3)
-		ok = is_name(parts[1], 64, "_.-") &&
-		     util_parse_long(parts[2], &count) == 0 && count > 0;
-	else if (n == 2 && isdigit((unsigned char)parts[1][0]))
-		ok = util_parse_long(parts[1], &count) == 0 && count > 0;
-	else if (n == 2)
-		ok = is_name(parts[1], 64, "_.-");
-	free(copy);
-	return ok;
+	if (!isdigit((unsigned char)text[0]) || rc == -EINVAL ||
+	    (rc == 0 && count <= 0))
+		return "count '%s' is not a positive integer";
+	if (rc < 0 || count > INT32_MAX)
+		return "count '%s' is too large";
+	return NULL;
 }
 
-static bool gres_ok(const char *text)
+/* Why the fields of one gres item are wrong (a format with one %s, set in
+ * *subject), or NULL. */
+static const char *gres_fields_bad(char **parts, size_t n, const char **subject)
+{
+	bool second_is_count = n == 2 && strchr("0123456789-+", parts[1][0]);
+
+	*subject = parts[0];
+	if (strcmp(parts[0], "gres") == 0)
+		return "leave out the 'gres:' prefix%.0s";
+	if (!is_name(parts[0], 64, "_") || !isalpha((unsigned char)parts[0][0]))
+		return "name '%s' must start with a letter (then letters, "
+		       "digits or '_')";
+	*subject = parts[1];
+	if (second_is_count)
+		return gres_count_bad(parts[1]);
+	if (n >= 2 && (!is_name(parts[1], 64, "_.-") ||
+		       !isalpha((unsigned char)parts[1][0])))
+		return "type '%s' must start with a letter (then letters, "
+		       "digits, '_', '.' or '-')";
+	*subject = parts[2];
+	return n == 3 ? gres_count_bad(parts[2]) : NULL;
+}
+
+/* Why one gres item (NAME, NAME:COUNT, NAME:TYPE or NAME:TYPE:COUNT) is
+ * wrong, appended to why; true when it is fine.  Names and types start with
+ * a letter; a second field that starts with a digit or a sign is a count. */
+static bool gres_item_ok(const char *item, size_t len, struct strbuf *why)
+{
+	char *copy = xstrndup(item, len), *parts[4], *save = NULL;
+	const char *bad = NULL, *subject = NULL;
+	size_t n = 0;
+
+	/* strtok_r would skip empty fields: refuse them first */
+	if (copy[0] == ':' || copy[len - 1] == ':' || strstr(copy, "::"))
+		bad = "empty field in '%s'";
+	for (char *t = bad ? NULL : strtok_r(copy, ":", &save); t && n < 4;
+	     t = strtok_r(NULL, ":", &save))
+		parts[n++] = t;
+	if (!bad && n > 3)
+		bad = "too many fields in '%s'";
+	if (bad) {
+		free(copy);
+		copy = xstrndup(item, len); /* strtok_r cut it */
+		subject = copy;
+	} else {
+		bad = gres_fields_bad(parts, n, &subject);
+	}
+	if (bad)
+		strbuf_addf(why, bad, SHOW(subject));
+	free(copy);
+	return !bad;
+}
+
+/* True when text is a comma-separated list of good gres items; else why
+ * gets the reason. */
+static bool gres_ok(const char *text, struct strbuf *why)
 {
 	const char *p = text;
 
 	for (;;) {
 		size_t n = strcspn(p, ",");
 
-		if (n == 0 || !gres_item_ok(p, n))
+		if (n == 0) {
+			strbuf_addstr(why, "empty item");
+			return false;
+		}
+		if (!gres_item_ok(p, n, why))
 			return false;
 		if (!p[n])
 			return true;
@@ -181,6 +233,7 @@ static void load_node_list(struct loader *ld, struct pipeline_slurm *s,
 	}
 	s->nodes = PIPELINE_NODES_LIST;
 	s->node_names = xcalloc(seq->n, sizeof(*s->node_names));
+	s->node_names_at = xcalloc(seq->n, sizeof(*s->node_names_at));
 	for (size_t i = 0; i < seq->n; i++) {
 		const struct ytree_node *it = seq->items[i];
 		const char *name = ytree_text(&ld->e, it, "node name", " in 'slurm'");
@@ -200,8 +253,11 @@ static void load_node_list(struct loader *ld, struct pipeline_slurm *s,
 				break;
 			}
 		}
-		if (name)
-			s->node_names[s->n_node_names++] = xstrdup(name);
+		if (!name)
+			continue;
+		s->node_names_at[s->n_node_names] =
+			(struct pipeline_pos){ it->line, it->col };
+		s->node_names[s->n_node_names++] = xstrdup(name);
 	}
 }
 
@@ -261,6 +317,7 @@ static char *get_word(struct loader *ld, const struct ytree_node *map,
 static void load_slurm(struct loader *ld, struct pipeline_slurm *s,
 		       const struct ytree_node *map)
 {
+	struct strbuf why = STRBUF_INIT;
 	const struct ytree_node *at;
 	const char *text;
 
@@ -277,14 +334,20 @@ static void load_slurm(struct loader *ld, struct pipeline_slurm *s,
 	if (text)
 		s->constraint = xstrdup(text);
 	text = ytree_get_text(&ld->e, map, "gres", " in 'slurm'", &at);
-	if (text && !gres_ok(text))
-		report(ld, at, "invalid gres '%s' in 'slurm' (expected "
-			       "NAME[:TYPE][:COUNT] with COUNT > 0, such as "
-			       "'gpu:1' or 'gpu:h100:2')", SHOW(text));
+	strbuf_init(&why);
+	if (text && !gres_ok(text, &why))
+		report(ld, at, "invalid gres '%s' in 'slurm': %s (expected "
+			       "NAME[:TYPE][:COUNT], such as 'gpu:1' or "
+			       "'gpu:h100:2')", SHOW(text), why.buf);
 	else if (text)
 		s->gres = xstrdup(text);
+	strbuf_release(&why);
 	s->time_s = get_duration(ld, map, "time", " in 'slurm'", &s->time_text);
 	load_nodes(ld, s, map);
+	s->partition_at = pos_of(map, "partition");
+	s->gres_at = pos_of(map, "gres");
+	s->time_at = pos_of(map, "time");
+	s->nodes_at = pos_of(map, "nodes");
 }
 
 /* ---- steps ---------------------------------------------------------------- */
@@ -372,6 +435,7 @@ static void load_step_scalars(struct loader *ld, struct pipeline_step *st,
 	st->pending_limit_s = get_duration(ld, node, "pending_limit", where,
 					   &st->pending_limit_text);
 	st->min_success = get_fraction(ld, node, "min_success", where);
+	st->timeout_at = pos_of(node, "timeout");
 }
 
 static void add_need(struct pipeline_step *st, struct step_aux *aux,
@@ -493,20 +557,37 @@ static void resolve_needs(struct loader *ld, struct pipeline *p,
 			resolve_need(ld, p, i, j, aux);
 }
 
+/* A cycle longer than this is shown by its first CYCLE_HEAD steps, "...",
+ * and its last step. */
+#define CYCLE_SHOWN_MAX 8
+#define CYCLE_HEAD 4
+
 /* Report the cycle that the need at `at` closes: the stack from v up. */
 static void report_cycle(struct loader *ld, const struct pipeline *p,
 			 const struct ytree_node *at, const size_t *stack,
 			 size_t sp, size_t v)
 {
 	struct strbuf path = STRBUF_INIT;
-	size_t k = sp;
+	size_t k = sp, first, len;
 
 	strbuf_init(&path);
 	while (k > 0 && stack[k - 1] != v)
 		k--;
-	for (k = k ? k - 1 : 0; k < sp; k++)
+	first = k ? k - 1 : 0;
+	len = sp - first;
+	for (k = first; k < sp; k++) {
+		if (len > CYCLE_SHOWN_MAX && k == first + CYCLE_HEAD) {
+			strbuf_addstr(&path, "... -> ");
+			k = sp - 1;
+		}
 		strbuf_addf(&path, "%s -> ", p->steps[stack[k]].id);
-	report(ld, at, "dependency cycle: %s%s", path.buf, p->steps[v].id);
+	}
+	if (len > CYCLE_SHOWN_MAX)
+		report(ld, at, "dependency cycle of %zu steps: %s%s", len,
+		       path.buf, p->steps[v].id);
+	else
+		report(ld, at, "dependency cycle: %s%s", path.buf,
+		       p->steps[v].id);
 	strbuf_release(&path);
 }
 
@@ -771,6 +852,7 @@ void pipeline_free(struct pipeline *p)
 	free(s->constraint);
 	free(s->time_text);
 	free_strv(s->node_names, s->n_node_names);
+	free(s->node_names_at);
 	free(p->file);
 	free(p->name);
 	free(p->description);

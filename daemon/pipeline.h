@@ -32,6 +32,11 @@
 /* Timeout of an `on: daemon` step that sets none. */
 #define PIPELINE_DAEMON_TIMEOUT_DEFAULT 3600
 
+/* Where a value was written: 1-based line and column; 0:0 when absent. */
+struct pipeline_pos {
+	unsigned line, col;
+};
+
 /* `slurm.nodes`: what the daemon makes of a Slurm step. */
 enum pipeline_nodes {
 	PIPELINE_NODES_COUNT = 1, /* one job of node_count nodes (default 1) */
@@ -52,6 +57,9 @@ struct pipeline_slurm {
 	long node_count;   /* PIPELINE_NODES_COUNT: >= 1 (default 1) */
 	char **node_names; /* PIPELINE_NODES_LIST: host names, in order */
 	size_t n_node_names;
+	/* where the values were written (for checks against the cluster) */
+	struct pipeline_pos partition_at, gres_at, time_at, nodes_at;
+	struct pipeline_pos *node_names_at; /* one per node_names[i] */
 };
 
 struct pipeline_step {
@@ -76,6 +84,7 @@ struct pipeline_step {
 	double min_success;     /* `min_success`: fraction (0, 1] of a needed
 	                           fanned-out step's instances that must
 	                           succeed; 0: at least one */
+	struct pipeline_pos timeout_at; /* where; 0:0 when absent */
 	unsigned line, col;     /* where the step's mapping starts */
 };
 

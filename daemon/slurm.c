@@ -428,3 +428,75 @@ void slurm_nodes_free(struct slurm_node_state *nodes, size_t n)
 	}
 	free(nodes);
 }
+
+/* ---- the cluster, for checks before submission --------------------------- */
+
+const char *slurm_conf_file(void)
+{
+	const char *env = getenv("SLURM_CONF");
+
+	return env && *env ? env : "/etc/slurm/slurm.conf";
+}
+
+static void part_fill(struct slurm_part *out, const partition_info_t *p)
+{
+	out->name = xstrdup(p->name ? p->name : "");
+	out->is_default = p->flags & PART_FLAG_DEFAULT;
+	out->max_time_min = p->max_time == INFINITE || p->max_time == NO_VAL
+				    ? -1 : (long)p->max_time;
+	if (p->nodes)
+		(void)nodes_in(p->nodes, &out->nodes, &out->n_nodes);
+}
+
+int slurm_cluster_load(struct slurm_cluster **out, struct strbuf *err)
+{
+	partition_info_msg_t *parts = NULL;
+	node_info_msg_t *info = NULL;
+	struct slurm_cluster *c;
+
+	*out = NULL;
+	if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS ||
+	    slurm_load_node(0, &info, SHOW_ALL) != SLURM_SUCCESS) {
+		strbuf_addf(err, "cannot load Slurm's partitions and nodes: %s",
+			    slurm_strerror(slurm_get_errno()));
+		if (parts)
+			slurm_free_partition_info_msg(parts);
+		return -EIO;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->parts = xcalloc(parts->record_count + 1, sizeof(*c->parts));
+	for (uint32_t i = 0; i < parts->record_count; i++)
+		part_fill(&c->parts[c->n_parts++], &parts->partition_array[i]);
+	c->nodes = xcalloc(info->record_count + 1, sizeof(*c->nodes));
+	for (uint32_t i = 0; i < info->record_count; i++) {
+		const node_info_t *nd = &info->node_array[i];
+
+		if (!nd->name)
+			continue;
+		c->nodes[c->n_nodes].name = xstrdup(nd->name);
+		c->nodes[c->n_nodes++].gres = xstrdup(nd->gres ? nd->gres : "");
+	}
+	slurm_free_partition_info_msg(parts);
+	slurm_free_node_info_msg(info);
+	*out = c;
+	return 0;
+}
+
+void slurm_cluster_free(struct slurm_cluster *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_parts; i++) {
+		for (size_t j = 0; j < c->parts[i].n_nodes; j++)
+			free(c->parts[i].nodes[j]);
+		free(c->parts[i].nodes);
+		free(c->parts[i].name);
+	}
+	free(c->parts);
+	for (size_t i = 0; i < c->n_nodes; i++) {
+		free(c->nodes[i].name);
+		free(c->nodes[i].gres);
+	}
+	free(c->nodes);
+	free(c);
+}

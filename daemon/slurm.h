@@ -108,4 +108,43 @@ int slurm_partition_nodes(const char *partition, const char *gres_name,
 			  struct strbuf *err);
 void slurm_nodes_free(struct slurm_node_state *nodes, size_t n);
 
+/*
+ * The cluster as a submission is checked against before anything is queued
+ * (roofline submit): its partitions with their time limits and nodes, and
+ * each node's generic resources.  Plain data, so that checks can be tested
+ * without Slurm (daemon/pipeline_cluster.h).
+ */
+struct slurm_part {
+	char *name;
+	bool is_default;
+	long max_time_min;  /* MaxTime in minutes; -1: no limit (INFINITE) */
+	char **nodes;       /* its nodes' names */
+	size_t n_nodes;
+};
+
+struct slurm_node {
+	char *name;
+	char *gres;         /* as Slurm shows it, e.g. "gpu:h100:2(S:0),fpga:1";
+	                       "" when it has none */
+};
+
+struct slurm_cluster {
+	struct slurm_part *parts;
+	size_t n_parts;
+	struct slurm_node *nodes;
+	size_t n_nodes;
+};
+
+/* The configuration file a client reads: $SLURM_CONF, else libslurm's
+ * default (/etc/slurm/slurm.conf).  Borrowed.  slurm_setup() ends the
+ * process when it cannot read it: check it first. */
+const char *slurm_conf_file(void);
+
+/* Ask slurmctld for its partitions and nodes (two calls; slurm_setup()
+ * first).  0 and *out (caller frees with slurm_cluster_free), or -EIO with
+ * Slurm's reason in err. */
+int slurm_cluster_load(struct slurm_cluster **out, struct strbuf *err);
+
+void slurm_cluster_free(struct slurm_cluster *c);
+
 #endif

@@ -16,6 +16,9 @@ PIPELINE_OBJS := $(B)/obj/daemon/pipeline.o $(B)/obj/daemon/plugin_check.o \
                  $(B)/obj/common/yaml_tree.o
 $(B)/bin/roofline: $(PIPELINE_OBJS)
 $(B)/bin/rooflined: $(PIPELINE_OBJS)
+# The check against the cluster (roofline submit, validate --cluster): plain
+# data in, so its test needs no libslurm.
+$(B)/bin/roofline: $(B)/obj/daemon/pipeline_cluster.o
 
 # Unit tests: the Makefile links tests/unit/stub_host.o (the stand-in host)
 # and $(COMMON_SRC) objects plus $(TEST_LIBS_x); extra objects come in as
@@ -24,6 +27,8 @@ $(B)/bin/rooflined: $(PIPELINE_OBJS)
 TEST_LIBS_yaml_tree := -lyaml
 TEST_LIBS_pipeline  := -lyaml
 $(B)/tests/test_yaml_tree: $(B)/obj/common/yaml_tree.o
+TEST_LIBS_pipeline_cluster := -lyaml
+$(B)/tests/test_pipeline_cluster: $(PIPELINE_OBJS) $(B)/obj/daemon/pipeline_cluster.o
 $(B)/tests/test_pipeline: $(PIPELINE_OBJS) | $(B)/plugins/smoke.so \
 	$(B)/test-plugins/pipetest.so $(B)/test-plugins/abi_mismatch.so
 

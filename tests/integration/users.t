@@ -82,13 +82,24 @@ ok "alice cancels her own run" as alice "$BIN/roofline" cancel "$arun"
 wait_run "$arun" 30
 is "$(run_state "$arun")" cancelled "alice's run is cancelled"
 
-# -- root (the daemon's own role) cannot get a job run as anyone
-run=$(env -u ROOFLINE_DB "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>/dev/null)
-wait_run "$run" 30
-is "$(run_state "$run")" failed "a run queued by root through the daemon's role fails"
-like "$(sql "select error from runs where id = $run")" "refusing to run it as anyone" \
-	"without running anything"
-is "$(sql "select count(*) from steps where run_id = $run")" 0 "no step was created"
+# -- root, and the daemon's own database role (the owner of the table runs),
+#    are refused by submit itself, at once, and queue nothing
+before=$(sql "select count(*) from runs")
+SECONDS=0
+out=$(env -u ROOFLINE_DB "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>&1)
+is "$?" 1 "root's submit exits 1"
+is "$out" "roofline submit: refusing to queue a run as root (a run runs as the user who submits it: submit as yourself)" \
+	"and says why"
+daemon_role=$(sql "select current_user")
+is "$daemon_role" "$(sql "select tableowner from pg_tables where tablename = 'runs'")" \
+	"root's role is the daemon's: the owner of the table runs"
+"$ROOT/scripts/cluster" add-user "$daemon_role" >/dev/null || bail_out "cannot add user $daemon_role"
+out=$(as "$daemon_role" "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>&1)
+is "$?" 1 "a submit through the daemon's role (OS user $daemon_role, not root) exits 1"
+is "$out" "roofline submit: refusing to queue a run as '$daemon_role', the daemon's own database role (it owns the table runs; submit as yourself)" \
+	"and says why"
+ok "both at once (${SECONDS}s)" test "$SECONDS" -lt 10
+is "$(sql "select count(*) from runs")" "$before" "neither queued a run"
 
 # -- the invalid corpus: every file refused by submit with its position, and
 #    nothing queued (the daemon's plugin directory, so plugin checks apply)
@@ -108,6 +119,55 @@ for f in "$ROOT"/tests/pipelines/invalid/*.yaml; do
 done
 is "$refused" "$total" "all $total invalid pipelines refused by submit with their file:line:col"
 is "$(sql "select count(*) from runs")" "$before" "and none of them queued a run"
+
+# -- what Slurm would refuse (tests/pipelines/invalid-on-cluster/): valid
+#    pipelines that submit refuses at the key's position, queueing nothing;
+#    validate --cluster refuses them too, validate alone does not.  A
+#    partition with a MaxTime for the time cases:
+node=$(sinfo -h -p gpu -o %n | head -1)
+scontrol create PartitionName=rltest-short Nodes="$node" MaxTime=00:10:00 State=UP ||
+	bail_out "cannot create partition rltest-short"
+on_exit "scontrol delete PartitionName=rltest-short"
+before=$(sql "select count(*) from runs")
+for f in "$ROOT"/tests/pipelines/invalid-on-cluster/*.yaml; do
+	name=$(basename "$f" .yaml)
+	[[ $(head -1 "$f") =~ ^\#\ expect:\ ([0-9]+:[0-9]+):\ (.+)$ ]] ||
+		{ fail "$name: first line is '# expect: LINE:COL: words'"; continue; }
+	pos=${BASH_REMATCH[1]} words=${BASH_REMATCH[2]}
+	cp "$f" "$TEST_TMP/$name.yaml" && chmod 0644 "$TEST_TMP/$name.yaml"
+	out=$(as alice "$BIN/roofline" submit "$TEST_TMP/$name.yaml" 2>&1)
+	rc=$?
+	if ((rc == 1)) && [[ $out == "$TEST_TMP/$name.yaml:$pos: $words"* && $out != *$'\n'* ]]; then
+		pass "submit refuses $name: $pos: $words"
+	else
+		fail "submit refuses $name: $pos: $words"
+		diag "exit $rc: $out"
+	fi
+	out=$(as alice "$BIN/roofline" validate --cluster "$TEST_TMP/$name.yaml" 2>&1)
+	rc=$?
+	((rc == 1)) && [[ $out == "$TEST_TMP/$name.yaml:$pos: $words"* ]]
+	ok "validate --cluster refuses $name" test $? = 0 || diag "exit $rc: $out"
+	out=$(as alice "$BIN/roofline" validate "$TEST_TMP/$name.yaml" 2>&1)
+	is "$out" "$TEST_TMP/$name.yaml: ok" "validate alone passes $name"
+done
+is "$(sql "select count(*) from runs")" "$before" "none of them queued a run"
+
+# -- a cluster that cannot be reached: one warning line, and the run is queued
+cat >"$TEST_TMP/quick.yaml" <<'YAML'
+name: quick
+slurm: { partition: gpu, time: "00:02:00" }
+steps:
+  - { id: a, plugin: smoke }
+YAML
+chmod 0644 "$TEST_TMP/quick.yaml"
+out=$(as alice env SLURM_CONF=/nonexistent/slurm.conf "$BIN/roofline" submit "$TEST_TMP/quick.yaml" 2>"$TEST_TMP/warn")
+is "$?" 0 "without a readable slurm.conf, submit still queues"
+like "$out" '^[0-9]+$' "and prints the run id"
+is "$(cat "$TEST_TMP/warn")" "roofline submit: warning: partition, gres and time not checked against the Slurm cluster: cannot read /nonexistent/slurm.conf: No such file or directory" \
+	"after one warning line"
+is "$(sql "select count(*) from runs")" "$((before + 1))" "one run queued"
+as alice env SLURM_CONF=/nonexistent/slurm.conf "$BIN/roofline" validate --cluster "$TEST_TMP/quick.yaml" >/dev/null 2>&1
+is "$?" 1 "validate --cluster without a cluster fails"
 
 # -- an invalid pipeline submits nothing
 before=$(sql "select count(*) from runs")

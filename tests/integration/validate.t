@@ -91,6 +91,6 @@ is "$?" 2 "no file is a usage error (exit 2)"
 is "$?" 2 "an unknown option is a usage error (exit 2)"
 out=$("$roofline" validate --help)
 is "$?" 0 "--help exits 0"
-like "$out" '^usage: roofline validate \[--plugin-dir DIR\] FILE\.\.\.' "--help prints the usage"
+like "$out" '^usage: roofline validate \[--cluster\] \[--plugin-dir DIR\] FILE\.\.\.' "--help prints the usage"
 
 done_testing

@@ -110,6 +110,10 @@ static void fields_parse(void **state)
 	assert_int_equal(c.wdays, 1);
 	c = parse_ok("@hourly");
 	assert_int_equal(c.hours, 0xffffff);
+	c = parse_ok("*/59 */23 */31 */12 */7");
+	assert_true(c.minutes == ((1ull << 0) | (1ull << 59)));
+	assert_int_equal(c.hours, (1 << 0) | (1 << 23));
+	assert_int_equal(c.wdays, 1);
 	c = parse_ok("0\t0  1 1 *");
 	assert_int_equal(c.months, 2);
 }
@@ -133,7 +137,22 @@ static void errors_say_why(void **state)
 				 "name (sun-sat)");
 	parse_bad("x * * * *", "minute 'x' is not a number");
 	parse_bad("5-1 * * * *", "minute range '5-1' runs backwards");
-	parse_bad("*/0 * * * *", "minute step must be at least 1");
+	parse_bad("*/0 * * * *", "minute step 0 is out of range 1-59");
+	parse_bad("*/60 * * * *", "minute step 60 is out of range 1-59");
+	parse_bad("*/99999999999 * * * *",
+		  "minute step 99999999999 is out of range 1-59");
+	parse_bad("0 */24 * * *", "hour step 24 is out of range 1-23");
+	parse_bad("0 0 1 */13 *", "month step 13 is out of range 1-12");
+	parse_bad("0 0 * * 1/8", "day of week step 8 is out of range 1-7");
+	parse_bad("99999999999999999999 * * * *",
+		  "minute 99999999999999999999 is out of range 0-59");
+	parse_bad("1-99999999999 * * * *",
+		  "minute 99999999999 is out of range 0-59");
+	parse_bad("-1 * * * *", "minute '-1' is not a number");
+	parse_bad("1--2 * * * *", "minute '-2' is not a number");
+	parse_bad("5- * * * *", "minute range '5-' has no end");
+	parse_bad("0 0 * -jan *", "month '-jan' is not a number or a month "
+				  "name (jan-dec)");
 	parse_bad("*/x * * * *", "minute step 'x' is not a number");
 	parse_bad("1,,2 * * * *", "empty item in minute '1,,2'");
 	parse_bad("1x * * * *", "unexpected 'x' in minute '1x'");

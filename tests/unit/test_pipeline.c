@@ -138,7 +138,19 @@ static void full_pipeline_with_smoke(void **state)
 	assert_int_equal(p->slurm.nodes, PIPELINE_NODES_LIST);
 	assert_int_equal(p->slurm.n_node_names, 2);
 	assert_string_equal(p->slurm.node_names[1], "gpu02");
+	/* where the values were written, for the checks against the cluster */
+	assert_int_equal(p->slurm.partition_at.line, 5);
+	assert_int_equal(p->slurm.partition_at.col, 14);
+	assert_int_equal(p->slurm.gres_at.line, 6);
+	assert_int_equal(p->slurm.gres_at.col, 9);
+	assert_int_equal(p->slurm.time_at.line, 7);
+	assert_int_equal(p->slurm.time_at.col, 9);
+	assert_int_equal(p->slurm.nodes_at.line, 11);
+	assert_int_equal(p->slurm.nodes_at.col, 10);
+	assert_int_equal(p->slurm.node_names_at[1].line, 11);
+	assert_int_equal(p->slurm.node_names_at[1].col, 18);
 	st = pipeline_step_find(p, "ceilings");
+	assert_int_equal(st->timeout_at.line, 0); /* absent */
 	assert_ptr_equal(st, &p->steps[1]);
 	assert_int_equal(st->retries, 3);
 	assert_int_equal(st->timeout_s, 5400); /* slurm.time */
@@ -151,6 +163,8 @@ static void full_pipeline_with_smoke(void **state)
 	st = pipeline_step_find(p, "chart");
 	assert_int_equal(st->timeout_s, 900);
 	assert_string_equal(st->timeout_text, "15m");
+	assert_int_equal(st->timeout_at.line, 17);
+	assert_int_equal(st->timeout_at.col, 14);
 	assert_int_equal(st->n_needs, 1);
 	assert_int_equal(st->needs_idx[0], 2);
 	assert_null(pipeline_step_find(p, "nope"));
@@ -275,6 +289,10 @@ static const struct {
 	       "  - {id: b, plugin: smoke, needs: [a]}\n"
 	       "  - {id: c, plugin: smoke, needs: [b]}\n",
 	  "4:36: dependency cycle: a -> c -> b -> a" },
+	{ HEAD "  - {id: a, plugin: smoke}\nschedule: \"-1 * * * *\"\n",
+	  "4:11: invalid schedule '-1 * * * *': minute '-1' is not a number" },
+	{ HEAD "  - {id: a, plugin: smoke}\nschedule: \"*/99999999999 * * * *\"\n",
+	  "4:11: invalid schedule '*/99999999999 * * * *': minute step 99999999999 is out of range 1-59" },
 	{ HEAD "  - {id: a, plugin: smoke}\nschedule: \"0 0 * * 8\"\n",
 	  "4:11: invalid schedule '0 0 * * 8': day of week 8 is out of range 0-7" },
 	{ HEAD "  - {id: a, plugin: smoke}\nschedule: \"0 0 30 feb *\"\n",
@@ -282,9 +300,27 @@ static const struct {
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {time: 90min}\n",
 	  "4:15: invalid duration '90min' for 'time' in 'slurm' (use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or 90s, 15m, 2h, 1d)" },
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gres:gpu:1\"}\n",
-	  "4:15: invalid gres 'gres:gpu:1' in 'slurm' (expected NAME[:TYPE][:COUNT] with COUNT > 0, such as 'gpu:1' or 'gpu:h100:2')" },
+	  "4:15: invalid gres 'gres:gpu:1' in 'slurm': leave out the 'gres:' prefix (expected NAME[:TYPE][:COUNT], such as 'gpu:1' or 'gpu:h100:2')" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:-1\"}\n",
+	  "4:15: invalid gres 'gpu:-1' in 'slurm': count '-1' is not a positive integer (expected NAME[:TYPE][:COUNT], such as 'gpu:1' or 'gpu:h100:2')" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:+1\"}\n",
+	  "4:15: invalid gres 'gpu:+1' in 'slurm': count '+1' is not a positive integer *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:99999999999\"}\n",
+	  "4:15: invalid gres 'gpu:99999999999' in 'slurm': count '99999999999' is too large *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:-x:1\"}\n",
+	  "4:15: invalid gres 'gpu:-x:1' in 'slurm': type '-x' must start with a letter (then letters, digits, '_', '.' or '-') *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:_h100\"}\n",
+	  "4:15: invalid gres 'gpu:_h100' in 'slurm': type '_h100' must start with a letter *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"1gpu:1\"}\n",
+	  "4:15: invalid gres '1gpu:1' in 'slurm': name '1gpu' must start with a letter (then letters, digits or '_') *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:1,\"}\n",
+	  "4:15: invalid gres 'gpu:1,' in 'slurm': empty item *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu::1\"}\n",
+	  "4:15: invalid gres 'gpu::1' in 'slurm': empty field in 'gpu::1' *" },
+	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:a:b:1\"}\n",
+	  "4:15: invalid gres 'gpu:a:b:1' in 'slurm': too many fields in 'gpu:a:b:1' *" },
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {gres: \"gpu:h100:0\"}\n",
-	  "4:15: invalid gres 'gpu:h100:0' in 'slurm' *" },
+	  "4:15: invalid gres 'gpu:h100:0' in 'slurm': count '0' is not a positive integer *" },
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {nodes: 0}\n",
 	  "4:16: invalid value '0' for 'nodes' in 'slurm' (expected a node count from 1 to 100000, 'each' or a list of node names)" },
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {nodes: []}\n",
@@ -327,6 +363,52 @@ static void each_mistake_has_its_message(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(mistakes); i++)
 		expect_error(mistakes[i].yaml, dir, mistakes[i].want);
 	free(dir);
+}
+
+/* A cycle through all 1000 steps: one short line that names its length and
+ * its first and last steps, not a 7.9 KB list of every id. */
+static void long_cycle_is_shortened(void **state)
+{
+	struct strbuf yaml = STRBUF_INIT;
+	char *errors, *nl;
+	struct pipeline *p;
+
+	(void)state;
+	strbuf_init(&yaml);
+	strbuf_addstr(&yaml, "name: t\nsteps:\n");
+	for (int i = 1; i <= PIPELINE_STEPS_MAX; i++)
+		strbuf_addf(&yaml, "  - {id: step%04d, plugin: x, needs: [step%04d]}\n",
+			    i, i == 1 ? PIPELINE_STEPS_MAX : i - 1);
+	p = load(yaml.buf, NULL, &errors);
+	assert_null(p);
+	nl = strchr(errors, '\n');
+	assert_non_null(nl);
+	assert_string_equal(nl + 1, ""); /* one line */
+	assert_string_equal(errors,
+		"t.yaml:4:39: dependency cycle of 1000 steps: step0001 -> "
+		"step1000 -> step0999 -> step0998 -> ... -> step0002 -> step0001\n");
+	free(errors);
+	strbuf_release(&yaml);
+	/* up to 8 steps, the whole cycle, as before */
+	expect_error(HEAD "  - {id: a, plugin: x, needs: [h]}\n"
+		     "  - {id: b, plugin: x, needs: [a]}\n"
+		     "  - {id: c, plugin: x, needs: [b]}\n"
+		     "  - {id: d, plugin: x, needs: [c]}\n"
+		     "  - {id: e, plugin: x, needs: [d]}\n"
+		     "  - {id: f, plugin: x, needs: [e]}\n"
+		     "  - {id: g, plugin: x, needs: [f]}\n"
+		     "  - {id: h, plugin: x, needs: [g]}\n", NULL,
+		     "4:32: dependency cycle: a -> h -> g -> f -> e -> d -> c -> b -> a");
+	expect_error(HEAD "  - {id: a, plugin: x, needs: [i]}\n"
+		     "  - {id: b, plugin: x, needs: [a]}\n"
+		     "  - {id: c, plugin: x, needs: [b]}\n"
+		     "  - {id: d, plugin: x, needs: [c]}\n"
+		     "  - {id: e, plugin: x, needs: [d]}\n"
+		     "  - {id: f, plugin: x, needs: [e]}\n"
+		     "  - {id: g, plugin: x, needs: [f]}\n"
+		     "  - {id: h, plugin: x, needs: [g]}\n"
+		     "  - {id: i, plugin: x, needs: [h]}\n", NULL,
+		     "4:32: dependency cycle of 9 steps: a -> i -> h -> g -> ... -> b -> a");
 }
 
 static void options_of_every_type(void **state)
@@ -479,6 +561,7 @@ int main(void)
 		cmocka_unit_test(list_options_repeat_their_key),
 		cmocka_unit_test(command_program_stays_inside),
 		cmocka_unit_test(each_mistake_has_its_message),
+		cmocka_unit_test(long_cycle_is_shortened),
 		cmocka_unit_test(options_of_every_type),
 		cmocka_unit_test(loader_refusal_is_reported),
 		cmocka_unit_test(every_error_sorted),
