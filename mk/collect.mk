@@ -42,3 +42,4 @@ $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
 
 # ---- reference kernels ----
 NVCC_LIBS_dgemm := -lcublas
+NVCC_LIBS_tensor_gemm := -lcublas
