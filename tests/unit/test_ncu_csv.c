@@ -80,7 +80,7 @@ static void load_set(struct set *s, const char *arch, const char *const *extra,
 	long n;
 	size_t i;
 
-	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &s->table, err,
+	assert_int_equal(ncu_table_load("tests/fixtures/ncu/ncu-metrics.recorded.tsv", &s->table, err,
 					sizeof(err)), 0);
 	n = ncu_table_select(s->table, arch, extra, n_extra, &s->sel);
 	assert_true(n > 0 && n <= 64);

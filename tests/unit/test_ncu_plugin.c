@@ -116,8 +116,9 @@ static int setup(void **state)
 	unsetenv("FAKE_RC");
 	w->cmd_argv[0] = (char *)(uintptr_t)"kernel_abc";
 	w->cfg.command = (struct rl_strlist){ 1, w->cmd_argv };
-	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
 	w->cfg.arch = (char *)(uintptr_t)"90";
+	w->cfg.device = -1;
 	w->cfg.ncu = w->ncu;
 	stub_host_init(&w->h, w->run, w->out);
 	w->h.ctx.step_id = "profile";
@@ -410,7 +411,7 @@ static void test_init_errors(void **state)
 	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/env.txt";
 	assert_true(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st) < 0);
 	assert_non_null(strstr(w->h.log.buf, "tests/fixtures/ncu/env.txt:1:"));
-	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
 	w->cfg.launch_skip = -1;
 	assert_int_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st), -EINVAL);
 	w->cfg.launch_skip = 0;
