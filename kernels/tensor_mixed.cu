@@ -7,9 +7,9 @@
 //   defaults 528 blocks (4 per H100 SM), 2048, 4096; 256 threads a block.
 // Per warp, mma_iters wmma::mma_sync of 16x16x16 = 2*16^3 = 8192 FLOPs each;
 // per thread, 4 independent chains of ffma_iters FFMAs (2 FLOPs each), then
-// 3 FADDs to combine them.  The program prints what the counters must give:
+// FADDs to combine them.  The program prints what the counters must give:
 //   tensor_mixed blocks=528 threads=256 mma_iters=2048 ffma_iters=4096
-//     tensor_flops=... fp32_flops=...
+//     tensor_flops=... ffma_flops=...
 // and checks the results against the same arithmetic done on the CPU.
 #include <cmath>
 #include <cstdio>
@@ -122,11 +122,13 @@ int main(int argc, char **argv)
 		if (hx[t] != want && bad++ < 6)
 			fprintf(stderr, "tensor_mixed: x[%ld] = %g, expected %g\n", t, hx[t], want);
 	}
+	// The loop's FFMAs; the compiler adds a few FADD/FMUL per thread around
+	// it (set-up and the final sum: 7 on sm_90, under 0.03 % of the FLOPs).
 	printf("tensor_mixed blocks=%d threads=%d mma_iters=%d ffma_iters=%d "
-	       "tensor_flops=%.0f fp32_flops=%.0f check=%s\n",
+	       "tensor_flops=%.0f ffma_flops=%.0f check=%s\n",
 	       blocks, THREADS, mma_iters, ffma_iters,
 	       2.0 * 16 * 16 * 16 * (double)mma_iters * warps,
-	       (2.0 * 4 * ffma_iters + 3) * threads, bad ? "FAILED" : "ok");
+	       2.0 * 4 * ffma_iters * threads, bad ? "FAILED" : "ok");
 	cudaFree(a);
 	cudaFree(b);
 	cudaFree(acc);
