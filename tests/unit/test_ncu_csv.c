@@ -996,6 +996,67 @@ static void test_table(void **state)
 	expect_table_error("# nothing\n", "m.tsv:", "no metric rows");
 }
 
+/* A tensor datapath of several rows (parts), and what a selection leaves out. */
+static void test_table_parts(void **state)
+{
+	static const char text[] =
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp16.sum\ttensor_fp16\t1\textra\n"
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp32.sum\ttensor_fp16\t1\textra\n"
+		"80\tsm__ops_path_tensor_src_bf16_dst_fp32.sum\ttensor_bf16\t1\tdefault\n"
+		"80\tsm__ops_path_tensor_src_int8.sum\ttensor_int8\t1\textra\n"
+		"*\tdram__bytes.sum\tbytes_dram\t1\tdefault\n";
+	const struct ncu_table_row **sel;
+	const char *fp16[] = { "tensor_fp16" }, *all[] = { "all" };
+	char err[NCU_TABLE_ERRLEN], *buf = strdup(text), list[64];
+	struct ncu_table *t;
+	long n;
+
+	(void)state;
+	assert_int_equal(ncu_table_parse(buf, strlen(buf), "m.tsv", &t, err, sizeof(err)), 0);
+	n = ncu_table_select(t, "80", fp16, 1, &sel);
+	assert_int_equal(n, 4); /* both fp16 parts, bf16, DRAM */
+	assert_string_equal(sel[0]->metric, "sm__ops_path_tensor_src_fp16_dst_fp16.sum");
+	assert_string_equal(sel[1]->metric, "sm__ops_path_tensor_src_fp16_dst_fp32.sum");
+	free(sel);
+	assert_int_equal(ncu_table_datapaths(t, "80", NULL, 0, list, sizeof(list)), 2);
+	assert_string_equal(list, "fp16,int8");
+	assert_int_equal(ncu_table_datapaths(t, "80", fp16, 1, list, sizeof(list)), 1);
+	assert_string_equal(list, "int8");
+	assert_int_equal(ncu_table_datapaths(t, "80", all, 1, list, sizeof(list)), 0);
+	assert_string_equal(list, "");
+	assert_int_equal(ncu_table_datapaths(t, "90", NULL, 0, list, sizeof(list)), 0);
+	assert_true(ncu_table_is_datapath("tensor_fp8"));
+	assert_false(ncu_table_is_datapath("tensor_inst"));
+	ncu_table_free(t);
+	expect_table_error("80\ta__b.sum\ttensor_fp16\t1\tdefault\n80\tc__d.sum\ttensor_fp16\t1\textra\n",
+			   "m.tsv:2:1:", "the parts of a datapath share one set");
+	expect_table_error("80\ta__b.sum\ttensor_fp16\t1\tdefault\n80\ta__b.sum\ttensor_fp16\t1\tdefault\n",
+			   "m.tsv:2:1:", "metric 'a__b.sum' given twice for arch '80'");
+	expect_table_error("80\ta__b.sum\ttensor_inst\t1\tdefault\n80\tc__d.sum\ttensor_inst\t1\tdefault\n",
+			   "m.tsv:2:1:", "role 'tensor_inst' given twice");
+}
+
+/* The committed table: every arch's datapaths and which the default set leaves out. */
+static void test_table_committed(void **state)
+{
+	static const struct { const char *arch, *left_out; } want[] = {
+		{ "70", "" }, { "75", "int8" }, { "80", "fp16,tf32,int8" },
+		{ "86", "fp16,tf32,int8" }, { "89", "fp16,tf32,fp8,int8" },
+		{ "90", "fp16,tf32,fp8,int8" }, { "100", "fp16,tf32,fp8,int8" },
+		{ "120", "fp16,tf32,fp8,int8" },
+	};
+	char err[NCU_TABLE_ERRLEN], list[64];
+	struct ncu_table *t;
+
+	(void)state;
+	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &t, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ncu_table_datapaths(t, want[i].arch, NULL, 0, list, sizeof(list));
+		assert_string_equal(list, want[i].left_out);
+	}
+	ncu_table_free(t);
+}
+
 static void test_units_and_cc(void **state)
 {
 	double d;
@@ -1047,6 +1108,8 @@ int main(void)
 		cmocka_unit_test(test_devices_synthetic),
 		cmocka_unit_test(test_device_record_cap),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_parts),
+		cmocka_unit_test(test_table_committed),
 		cmocka_unit_test(test_units_and_cc),
 	};
 
