@@ -16,7 +16,8 @@
 #    the default set when that costs no pass (this is how the committed
 #    table's set column was chosen).
 # 3. ert/: roofline-job --run ert quick=true (this GPU's ceilings).
-# 4. gemm-TYPE/ (bf16 fp16 tf32 int8, n = 4096), mixed/ (device=0), and
+# 4. gemm-TYPE/ (bf16 fp16 tf32 int8, n = 4096), mixed/ (device=0),
+#    mixed-bf16/ (tensor_mixed ... bf16), and
 #    gemm-fp16-all/, mixed-all/ (extra=all): roofline-job --run ncu with
 #    that table: records.tsv, ncu.csv, program.log, job.log.
 # 5. summary.tsv: label, wall seconds, exit status; sass.txt: tensor_mixed's
@@ -111,6 +112,8 @@ for t in bf16 fp16 tf32 int8; do
 	job gemm-$t ncu command=tensor_gemm command=$t command=4096 metrics_table="$TSV"
 done
 job mixed ncu command=tensor_mixed device=0 metrics_table="$TSV"
+job mixed-bf16 ncu command=tensor_mixed command=528 command=2048 command=4096 command=bf16 \
+	metrics_table="$TSV"
 job gemm-fp16-all ncu command=tensor_gemm command=fp16 command=4096 extra=all metrics_table="$TSV"
 job mixed-all ncu command=tensor_mixed extra=all metrics_table="$TSV"
 

@@ -3,8 +3,10 @@
 // roof: a tensor fp16 point (wmma 16x16x16, fp16 in, fp32 accumulate) and a
 // CUDA-core fp32 point (FFMA chains).
 //
-// Usage: tensor_mixed [blocks] [mma_iters] [ffma_iters]
-//   defaults 528 blocks (4 per H100 SM), 2048, 4096; 256 threads a block.
+// Usage: tensor_mixed [blocks] [mma_iters] [ffma_iters] [fp16|bf16]
+//   defaults 528 blocks (4 per H100 SM), 2048, 4096, fp16; 256 threads a
+//   block.  bf16 (sm_80 and later) is the datapath the default metric set
+//   of the H100 counts; fp16 needs the ncu step's extra: [tensor_fp16].
 // Per warp, mma_iters wmma::mma_sync of 16x16x16 = 2*16^3 = 8192 FLOPs each;
 // per thread, 4 independent chains of ffma_iters FFMAs (2 FLOPs each), then
 // FADDs to combine them.  The program prints what the counters must give:
@@ -15,6 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
+#include <cstring>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
@@ -34,14 +38,16 @@ using namespace nvcuda;
 
 enum { THREADS = 256, WARPS = THREADS / 32 };
 
-// a, b: one 16x16 fp16 tile each (row- and column-major).  acc_out: one
+// a, b: one 16x16 tile of T each (row- and column-major).  acc_out: one
 // 16x16 fp32 tile per warp.  x_out: one float per thread.
+template <typename T>
 __global__ void __launch_bounds__(THREADS)
-tensor_mixed(const __half *a, const __half *b, float *acc_out, float *x_out,
+tensor_mixed(const T *a, const T *b, float *acc_out, float *x_out,
 	     int mma_iters, int ffma_iters, float y, float z)
 {
-	wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
-	wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+	wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+	wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb;
 	wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
 	long tid = (long)blockIdx.x * blockDim.x + threadIdx.x;
 	long warp = tid / 32;
@@ -61,6 +67,7 @@ tensor_mixed(const __half *a, const __half *b, float *acc_out, float *x_out,
 		x3 = fmaf(x3, y, z);
 	}
 	x_out[tid] = (x0 + x1) + (x2 + x3);
+#endif
 }
 
 int main(int argc, char **argv)
@@ -68,32 +75,48 @@ int main(int argc, char **argv)
 	int blocks = argc > 1 ? atoi(argv[1]) : 528;
 	int mma_iters = argc > 2 ? atoi(argv[2]) : 2048;
 	int ffma_iters = argc > 3 ? atoi(argv[3]) : 4096;
-	if (blocks <= 0 || mma_iters <= 0 || ffma_iters <= 0) {
-		fprintf(stderr, "usage: tensor_mixed [blocks>0] [mma_iters>0] [ffma_iters>0]\n");
+	const char *type = argc > 4 ? argv[4] : "fp16";
+	bool bf16 = strcmp(type, "bf16") == 0;
+	if (blocks <= 0 || mma_iters <= 0 || ffma_iters <= 0 ||
+	    (!bf16 && strcmp(type, "fp16") != 0)) {
+		fprintf(stderr, "usage: tensor_mixed [blocks>0] [mma_iters>0] [ffma_iters>0] [fp16|bf16]\n");
 		return 2;
 	}
 	long threads = (long)blocks * THREADS, warps = threads / 32;
 	// Entries 0 or 1/16: every product and sum below is exact in fp16/fp32
 	// (a row of A times a column of B is at most 16/256; summed mma_iters
 	// times it stays a multiple of 1/256 far below 2^24/256).
-	std::vector<__half> ha(256), hb(256);
+	// 2-byte elements: fp16 or bf16 bits, both exact for 0 and 1/16.
+	std::vector<unsigned short> ha(256), hb(256);
 	std::vector<float> fa(256), fb(256);
 	for (int i = 0; i < 256; i++) {
 		fa[i] = (i * 7 % 3 == 0) ? 0.0625f : 0.0f;
 		fb[i] = (i * 5 % 4 == 1) ? 0.0625f : 0.0f;
-		ha[i] = __float2half(fa[i]);
-		hb[i] = __float2half(fb[i]);
+		if (bf16) {
+			__nv_bfloat16 x = __float2bfloat16(fa[i]), w = __float2bfloat16(fb[i]);
+			memcpy(&ha[i], &x, 2);
+			memcpy(&hb[i], &w, 2);
+		} else {
+			__half x = __float2half(fa[i]), w = __float2half(fb[i]);
+			memcpy(&ha[i], &x, 2);
+			memcpy(&hb[i], &w, 2);
+		}
 	}
-	__half *a, *b;
+	void *a, *b;
 	float *acc, *x;
-	CK(cudaMalloc(&a, 256 * sizeof(__half)));
-	CK(cudaMalloc(&b, 256 * sizeof(__half)));
+	CK(cudaMalloc(&a, 256 * 2));
+	CK(cudaMalloc(&b, 256 * 2));
 	CK(cudaMalloc(&acc, warps * 256 * sizeof(float)));
 	CK(cudaMalloc(&x, threads * sizeof(float)));
-	CK(cudaMemcpy(a, ha.data(), 256 * sizeof(__half), cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(b, hb.data(), 256 * sizeof(__half), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(a, ha.data(), 256 * 2, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(b, hb.data(), 256 * 2, cudaMemcpyHostToDevice));
 	const float y = 0.5f, z = 0.25f; // x -> x/2 + 1/4: exact, converges to 0.5
-	tensor_mixed<<<blocks, THREADS>>>(a, b, acc, x, mma_iters, ffma_iters, y, z);
+	if (bf16)
+		tensor_mixed<__nv_bfloat16><<<blocks, THREADS>>>((const __nv_bfloat16 *)a,
+			(const __nv_bfloat16 *)b, acc, x, mma_iters, ffma_iters, y, z);
+	else
+		tensor_mixed<__half><<<blocks, THREADS>>>((const __half *)a, (const __half *)b,
+			acc, x, mma_iters, ffma_iters, y, z);
 	CK(cudaGetLastError());
 	CK(cudaDeviceSynchronize());
 
@@ -124,9 +147,9 @@ int main(int argc, char **argv)
 	}
 	// The loop's FFMAs; the compiler adds a few FADD/FMUL per thread around
 	// it (set-up and the final sum: 7 on sm_90, under 0.03 % of the FLOPs).
-	printf("tensor_mixed blocks=%d threads=%d mma_iters=%d ffma_iters=%d "
+	printf("tensor_mixed type=%s blocks=%d threads=%d mma_iters=%d ffma_iters=%d "
 	       "tensor_flops=%.0f ffma_flops=%.0f check=%s\n",
-	       blocks, THREADS, mma_iters, ffma_iters,
+	       type, blocks, THREADS, mma_iters, ffma_iters,
 	       2.0 * 16 * 16 * 16 * (double)mma_iters * warps,
 	       2.0 * 4 * ffma_iters * threads, bad ? "FAILED" : "ok");
 	cudaFree(a);
