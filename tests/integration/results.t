@@ -76,6 +76,36 @@ dir=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
 ok "the PNG chart exists ($dir/$chart)" test -s "$dir/$chart"
 is "$(head -c 4 "$dir/$chart" | od -An -c | tr -d ' ')" "211PNG" "and is a PNG"
 
+# -- tensor cores (tests/fixtures/tensor): the recorded default-set captures
+# of a cuBLAS BF16 GEMM, an FP16 GEMM (a datapath that set leaves out) and a
+# bf16 wmma + FFMA kernel, with ERT on the GEMMs' H100
+T=$F/tensor
+for f in ert-raw.tsv gemm-bf16.ncu.csv gemm-fp16.ncu.csv mixed-bf16.ncu.csv; do
+	cp "$T/$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$f"
+done
+cp "$ROOT/pipelines/tensor-gemm-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/tensor-gemm-replay.yaml"
+out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/ert-raw.tsv" \
+	--attach "$TEST_TMP/gemm-bf16.ncu.csv" --attach "$TEST_TMP/gemm-fp16.ncu.csv" \
+	--attach "$TEST_TMP/mixed-bf16.ncu.csv" "$TEST_TMP/tensor-gemm-replay.yaml" 2>&1)
+is "$?" 0 "the tensor replay pipeline succeeded"
+trun=$(head -1 <<<"$out")
+# 2 m n k from the program's own line, next to the recording
+mnk=$(perl -ne 'printf "%.0f\n", 2 * $1 * $2 * $3 if /m=(\d+) n=(\d+) k=(\d+)/' "$T/gemm-bf16.program.txt")
+like "$mnk" '^[0-9]+$' "the GEMM's size is read here ($mnk FLOPs)"
+got=$(sql "select flops from points where run_id = $trun and kernel like 'nvjet_sm90_tss%' and precision = 'tc_bf16' and level = 'dram' and invocation = 'all'")
+ok "the BF16 GEMM's tensor FLOPs are 2 m n k within 1 % ($got)" \
+	awk -v a="$got" -v b="$mnk" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.01 * b) }'
+is "$(sql "select precision || ':' || bound_ceiling || ':' || tensor_uncounted from roofline_points where run_id = $trun and kernel like 'nvjet_sm90_tss%'")" \
+	"tc_bf16:tc_bf16:fp16,tf32,fp8,int8" "its primary point is the BF16 tensor one, flagged for the datapaths not collected"
+is "$(sql "select precision || ':' || verdict || ':' || tensor_uncounted from roofline_points where run_id = $trun and kernel like 'nvjet_sm90_hss%'")" \
+	"tensor:incomplete:fp16,tf32,fp8,int8" "the FP16 GEMM, counted by no default datapath, is there and incomplete"
+is "$(sql "select string_agg(precision || '@' || bound_ceiling, ',' order by precision) from points where run_id = $trun and kernel like '%tensor_mixed%' and level = 'dram' and invocation = 'all' and precision <> 'all'")" \
+	"fp32@fp32_fma,tc_bf16@tc_bf16" "the mixed kernel's CUDA-core and tensor points stand apart, each under its own roof"
+out=$(as alice "$BIN/roofline" show "$trun")
+like "$out" "nvjet_sm90_hss.*incomplete INCOMPLETE: tensor fp16,tf32,fp8,int8" "roofline show marks the point incomplete"
+like "$out" "INCOMPLETE: 3 kernels ran tensor-core instructions" "and says why"
+like "$(as alice "$BIN/roofline" show --csv "$trun" | head -1)" ",tensor_uncounted$" "the CSV has the column"
+
 # -- the CLI's chart and history, from the database, as alice
 mkdir -p "$TEST_TMP/plot" && chown alice "$TEST_TMP/plot"
 ok "roofline plot draws the run from the database" \
