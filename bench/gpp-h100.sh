@@ -61,8 +61,9 @@ tail -3 "$OUT/build.log"
 ROOFLINE_LIBEXEC=$(cd $B/bin && pwd)
 export ROOFLINE_LIBEXEC
 
-step selftest 120 "$OUT/selftest.txt" $B/bin/gpp --selftest --exp versions "${SIZE[@]}"
-step selftest-nofma 120 "$OUT/selftest-nofma.txt" $B/bin/gpp_nofma --selftest --exp versions "${SIZE[@]}"
+# the self-test, then the versions on the same small problem
+step selftest 120 "$OUT/selftest.txt" $B/bin/gpp --selftest --exp all 8 2 600 10
+step selftest-nofma 120 "$OUT/selftest-nofma.txt" $B/bin/gpp_nofma --selftest --exp all 8 2 600 10
 grep -E "self-test|all sums|FAILED" "$OUT/selftest.txt" "$OUT/selftest-nofma.txt"
 
 # command=... once per word: the plugin's list option
@@ -85,8 +86,8 @@ done
 
 step plain-versions 120 "$OUT/plain-versions.txt" $B/bin/gpp --exp versions --reps 3 "${SIZE[@]}"
 step plain-nw 120 "$OUT/plain-nw.txt" $B/bin/gpp --exp nw --reps 3 "${SIZE[@]}"
-step plain-nw-nofma 120 "$OUT/plain-nw-nofma.txt" $B/bin/gpp_nofma --exp nw --reps 3 "${SIZE[@]}"
 step plain-stride 120 "$OUT/plain-stride.txt" $B/bin/gpp --exp stride --reps 3 "${SIZE[@]}"
+step plain-nw-nofma 120 "$OUT/plain-nw-nofma.txt" $B/bin/gpp_nofma --exp nw --reps 3 "${SIZE[@]}"
 
 cat "$SUMMARY"
 for f in "$OUT"/plain-*.txt; do echo "--- $f"; grep -E "^gpp_v|^gpp:" "$f"; done
