@@ -4,8 +4,13 @@
 # (written for the H100 of the device machine).
 #
 # Usage: bench/gpp-h100.sh OUTDIR [SIZE...]
-#   SIZE   the problem, nbands nvband ncouls nodes_per_group (default: gpp's
-#          own default, 512 2 32768 20)
+#   SIZE   the profiled problem, nbands nvband ncouls nodes_per_group
+#          (default 512 2 32768 800: the talks' 512 bands and 32768 G-vectors,
+#          ngpown = 40 instead of 1638.  Under ncu the full default is too
+#          slow: on the H100 the SASS-counter pass made gpp_v1<1,1> and
+#          <2,1> (0.35 s and 0.78 s plain) take about 100 s each.  Every igp
+#          does the same work on the same bands and G-vectors, so a smaller
+#          ngpown keeps the per-igp traffic, the AI and the rates)
 #
 # Builds roofline-job, the ncu plugin, bin/gpp and bin/gpp_nofma (sm_90 only),
 # then, each step under a time limit and skipped once DEADLINE seconds have
@@ -16,7 +21,8 @@
 #   ncu-nw-nofma   the same with gpp_nofma (--fmad=false)
 #   ncu-stride     gpp --exp stride                           (S = 1, 2, 4, 8)
 #   ncu-vK         gpp --exp versions --only K, kernels=gpp_vK, K = 1..8
-#   plain-*        the same programs without ncu, 3 launches each (medians)
+#   plain-*        the same programs without ncu, 3 launches each (medians),
+#                  at SIZE; plain-full-*: at gpp's default 512 2 32768 20
 # OUTDIR/summary.tsv: label, wall seconds, exit status.  OUTDIR/env.txt: the
 # GPU, driver, ncu version and clocks.
 set -uo pipefail
@@ -24,6 +30,7 @@ set -uo pipefail
 OUT=${1:?usage: bench/gpp-h100.sh OUTDIR [SIZE...]}
 shift
 SIZE=("$@")
+((${#SIZE[@]})) || SIZE=(512 2 32768 800)
 DEADLINE=${DEADLINE:-500}
 B=build/release
 mkdir -p "$OUT"
@@ -77,17 +84,19 @@ ncu_step() { # ncu_step NAME LIMIT [kernels=...] -- PROGRAM ARGS...
 	step "ncu-$name" "$limit" "$OUT/ncu-$name.txt" $B/bin/roofline-job --plugin-dir $B/plugins \
 		--run ncu --out "$OUT/ncu-$name" metrics_table="$PWD/etc/ncu-metrics.tsv" "${c[@]}" "${opts[@]}"
 }
-ncu_step nw 240 -- gpp --exp nw
-ncu_step nw-nofma 240 -- gpp_nofma --exp nw
-ncu_step stride 240 -- gpp --exp stride
+ncu_step nw 150 kernels=gpp_v1 -- gpp --exp nw
+ncu_step nw-nofma 150 kernels=gpp_v1 -- gpp_nofma --exp nw
+ncu_step stride 150 kernels=gpp_v1 -- gpp --exp stride
 for k in 1 2 3 4 5 6 7 8; do
-	ncu_step v$k 120 kernels=gpp_v$k -- gpp --exp versions --only $k
+	ncu_step v$k 60 kernels=gpp_v$k -- gpp --exp versions --only $k
 done
 
 step plain-versions 120 "$OUT/plain-versions.txt" $B/bin/gpp --exp versions --reps 3 "${SIZE[@]}"
 step plain-nw 120 "$OUT/plain-nw.txt" $B/bin/gpp --exp nw --reps 3 "${SIZE[@]}"
 step plain-stride 120 "$OUT/plain-stride.txt" $B/bin/gpp --exp stride --reps 3 "${SIZE[@]}"
 step plain-nw-nofma 120 "$OUT/plain-nw-nofma.txt" $B/bin/gpp_nofma --exp nw --reps 3 "${SIZE[@]}"
+step plain-full-versions 120 "$OUT/plain-full-versions.txt" $B/bin/gpp --exp versions --reps 3
+step plain-full-nw 120 "$OUT/plain-full-nw.txt" $B/bin/gpp --exp nw
 
 cat "$SUMMARY"
 for f in "$OUT"/plain-*.txt; do echo "--- $f"; grep -E "^gpp_v|^gpp:" "$f"; done
