@@ -158,7 +158,7 @@ static void write_points(const struct draw *d, FILE *f)
 
 static bool is_dashed(const struct gp_roof *r)
 {
-	return r->compute && strstr(r->name, "_add") != NULL;
+	return r->compute && (strstr(r->name, "_add") || strstr(r->name, "partial FMA"));
 }
 
 /* base.roofs.dat: block 0 the solid roofs, block 1 the dashed (no-FMA):

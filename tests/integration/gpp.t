@@ -154,5 +154,9 @@ ok "cache blocking (v7) moves less than a fifth of v6's HBM bytes ($dv7, $dv6) (
 is "$(sql "select r.fields->>'series' from step_records r join steps s on s.id = r.step where s.run_id = $run
 	and s.step_id = 'chart' and r.kind = 'chart' and r.fields->>'format' = 'png'")" 8 \
 	"the comparison chart has the eight versions as series"
+a8=$(point "$run" v8 "$v8" dram alpha)
+d=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
+want="FP64 partial FMA (alpha $(printf '%.2f' "$a8"))"
+ok "the comparison chart draws v8's partial-FMA ceiling ('$want')" grep -qF "$want" "$d/compare.svg"
 
 done_testing
