@@ -262,8 +262,9 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		" coalesce(gflops::text, ''), coalesce(bound, ''),"
 		" coalesce(round(pct_of_roof::numeric, 1)::text, ''),"
 		" coalesce(verdict, ''), node, coalesce(gpu_name, ''),"
-		" coalesce(tensor_uncounted, '')"
-		" from roofline_points where run_id = $1 order by kernel, node",
+		" coalesce(tensor_uncounted, ''), step,"
+		" count(distinct step) over () > 1"
+		" from roofline_points where run_id = $1 order by kernel, step, node",
 		1, params);
 	int n, uncounted = 0;
 
@@ -271,14 +272,14 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		return -1;
 	n = db_rows(r);
 	if (n && csv)
-		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu,tensor_uncounted\n");
+		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu,tensor_uncounted,step\n");
 	else if (n)
 		printf("\n%-40s %-6s %10s %10s %10s %10s %-8s %6s  %s\n", "KERNEL",
 		       "PREC", "AI L1", "AI L2", "AI DRAM", "GFLOP/s", "BOUND",
 		       "%ROOF", "VERDICT");
 	for (int i = 0; i < n; i++) {
 		if (csv) {
-			for (int c = 0; c <= 11; c++) {
+			for (int c = 0; c <= 12; c++) {
 				if (c)
 					putchar(',');
 				cli_csv_field(db_value(r, i, c));
@@ -291,7 +292,15 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		for (int k = 0; k < 3; k++)
 			format_number(num[k], sizeof(num[k]), db_value(r, i, 2 + k));
 		snprintf(num[3], sizeof(num[3]), "%.1f", atof(db_value(r, i, 5)));
-		print_name(db_value(r, i, 0), 40);
+		if (db_value(r, i, 13)[0] == 't') { /* several analysis steps */
+			char *label = xasprintf("%s [%s]", db_value(r, i, 0),
+						db_value(r, i, 12));
+
+			print_name(label, 40);
+			free(label);
+		} else {
+			print_name(db_value(r, i, 0), 40);
+		}
 		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s%s%s\n",
 		       db_value(r, i, 1), num[0], num[1], num[2], num[3],
 		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),

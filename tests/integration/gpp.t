@@ -131,6 +131,16 @@ is "$(sql "select r.fields->>'series' from step_records r join steps s on s.id =
 	and s.step_id = 'chart-fma' and r.kind = 'chart' and r.fields->>'format' = 'png'")" 2 \
 	"the FMA chart compares two series"
 
+# -- the view keeps the FMA and no-FMA analyses of one kernel apart
+is "$(sql "select count(*) from roofline_points where run_id = $run and kernel = '$(k 6 1)'")" \
+	"$(grep -c 'plugin: hierarchical' "$ROOT/pipelines/gpp-replay.yaml")" \
+	"roofline_points has a row of $(k 6 1) per analysis step"
+fma=$(sql "select gflops from roofline_points where run_id = $run and kernel = '$(k 6 1)' and step = 'roofline-nw'")
+nofma=$(sql "select gflops from roofline_points where run_id = $run and kernel = '$(k 6 1)' and step = 'roofline-nofma'")
+ok "and their GFLOP/s differ ($fma with FMA, $nofma without)" test "$fma" != "$nofma"
+like "$(as alice "$BIN/roofline" show "$run")" "\[roofline-nofma\]" \
+	"roofline show names the step when a run has several analyses"
+
 # ---- SC20: v1 .. v8 -----------------------------------------------------------
 att=(--attach "$TEST_TMP/h100-quick.tsv")
 for v in 1 2 3 4 5 6 7 8; do att+=(--attach "$TEST_TMP/v$v.raw.csv"); done
