@@ -263,8 +263,9 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		" coalesce(round(pct_of_roof::numeric, 1)::text, ''),"
 		" coalesce(verdict, ''), node, coalesce(gpu_name, ''),"
 		" coalesce(tensor_uncounted, ''), step,"
-		" count(distinct step) over () > 1"
-		" from roofline_points where run_id = $1 order by kernel, step, node",
+		" (select count(distinct step) from roofline_points where"
+		" run_id = $1) > 1"
+		" from roofline_points where run_id = $1 order by step, kernel, node",
 		1, params);
 	int n, uncounted = 0;
 
@@ -292,15 +293,11 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		for (int k = 0; k < 3; k++)
 			format_number(num[k], sizeof(num[k]), db_value(r, i, 2 + k));
 		snprintf(num[3], sizeof(num[3]), "%.1f", atof(db_value(r, i, 5)));
-		if (db_value(r, i, 13)[0] == 't') { /* several analysis steps */
-			char *label = xasprintf("%s [%s]", db_value(r, i, 0),
-						db_value(r, i, 12));
-
-			print_name(label, 40);
-			free(label);
-		} else {
-			print_name(db_value(r, i, 0), 40);
-		}
+		/* several analysis steps: a heading per step */
+		if (db_value(r, i, 13)[0] == 't' &&
+		    (i == 0 || strcmp(db_value(r, i, 12), db_value(r, i - 1, 12))))
+			printf("[%s]\n", db_value(r, i, 12));
+		print_name(db_value(r, i, 0), 40);
 		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s%s%s\n",
 		       db_value(r, i, 1), num[0], num[1], num[2], num[3],
 		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),

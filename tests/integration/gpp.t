@@ -138,8 +138,9 @@ is "$(sql "select count(*) from roofline_points where run_id = $run and kernel =
 fma=$(sql "select gflops from roofline_points where run_id = $run and kernel = '$(k 6 1)' and step = 'roofline-nw'")
 nofma=$(sql "select gflops from roofline_points where run_id = $run and kernel = '$(k 6 1)' and step = 'roofline-nofma'")
 ok "and their GFLOP/s differ ($fma with FMA, $nofma without)" test "$fma" != "$nofma"
-like "$(as alice "$BIN/roofline" show "$run")" "\[roofline-nofma\]" \
-	"roofline show names the step when a run has several analyses"
+like "$(as alice "$BIN/roofline" show "$run")" "\[roofline-nofma\]
+void gpp_v1<1, 1>\(gpp_args\)" \
+	"roofline show heads each analysis step's rows with its name"
 
 # ---- SC20: v1 .. v8 -----------------------------------------------------------
 att=(--attach "$TEST_TMP/h100-quick.tsv")

@@ -104,7 +104,7 @@ is "$(sql "select string_agg(precision || '@' || bound_ceiling, ',' order by pre
 out=$(as alice "$BIN/roofline" show "$trun")
 like "$out" "nvjet_sm90_hss.*incomplete INCOMPLETE: tensor fp16,tf32,fp8,int8" "roofline show marks the point incomplete"
 like "$out" "INCOMPLETE: 3 kernels ran tensor-core instructions" "and says why"
-like "$(as alice "$BIN/roofline" show --csv "$trun" | head -1)" ",tensor_uncounted$" "the CSV has the column"
+like "$(as alice "$BIN/roofline" show --csv "$trun" | head -1)" ",tensor_uncounted,step$" "the CSV has the column (and the step last)"
 
 # -- the CLI's chart and history, from the database, as alice
 mkdir -p "$TEST_TMP/plot" && chown alice "$TEST_TMP/plot"
