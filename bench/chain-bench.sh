@@ -136,7 +136,7 @@ if [[ $PARTS == *S* ]]; then
 	last=$((first + RUNS - 1))
 	wait_runs "$first" "$last"
 	c1=$(cpu_s "$DPID")
-	read -r ok wall < <(sql "select count(*) filter (where state = 'succeeded'), extract(epoch from max(ended_at) - min(submitted_at)) from runs where id between $first and $last" | tr '|' ' ')
-	say "S $RUNS smoke runs queued at once ($((RUNS * 2)) Slurm jobs, $RUNS daemon steps) on $(sinfo -h -o '%D' | head -1) node(s): $ok succeeded in $(printf '%.1f' "$wall") s, daemon CPU $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }') s"
+	read -r ok wall p50 pmax < <(sql "select count(*) filter (where state = 'succeeded'), extract(epoch from max(ended_at) - min(submitted_at)), round(percentile_cont(0.5) within group (order by extract(epoch from ended_at - submitted_at))::numeric, 1), round(max(extract(epoch from ended_at - submitted_at)), 1) from runs where id between $first and $last" | tr '|' ' ')
+	say "S $RUNS smoke runs queued at once ($((RUNS * 2)) Slurm jobs, $RUNS daemon steps) on $(sinfo -h -o '%D' | head -1) node(s): $ok succeeded in $(printf '%.1f' "$wall") s (each run's wall time, submission to end: median $p50 s, longest $pmax s), daemon CPU $(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", b - a }') s"
 	daemon_stop
 fi
