@@ -13,7 +13,12 @@ F=$ROOT/tests/fixtures
 for f in "$F/ert/h100-quick.tsv" "$F/ncu/kernel_abc.raw.csv"; do
 	cp "$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$(basename "$f")"
 done
-cp "$ROOT/pipelines/kernel-abc-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
+# The replayed ceilings and the imported profile on one node, so that the
+# analysis finds the kernels' GPU (the cluster has several nodes).
+node1=$(sinfo -h -N -p gpu -o '%N' | sort | head -1)
+sed -E "s|^(slurm: \{ .*) \}\$|\1, nodes: [$node1] }|" "$ROOT/pipelines/kernel-abc-replay.yaml" >"$TEST_TMP/kernel-abc-replay.yaml"
+chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
+like "$(grep '^slurm:' "$TEST_TMP/kernel-abc-replay.yaml")" "nodes: \[$node1\] \}\$" "the pipeline pinned to $node1"
 out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-quick.tsv" --attach "$TEST_TMP/kernel_abc.raw.csv" \
 	"$TEST_TMP/kernel-abc-replay.yaml" 2>&1)
 is "$?" 0 "the replay pipeline succeeded"
@@ -30,9 +35,11 @@ like "$(sql "select count(*) from ceilings where run_id = $run and method = 'emp
 ok "at least the $n_rec recorded figures are stored" test "$(sql "select count(*) from ceilings where run_id = $run and method = 'empirical'")" -ge "$n_rec"
 is "$(sql "select count(*) from ceilings where run_id = $run and method = 'theoretical' and name = 'fp64_fma' and value = 132 * 128 * 1980e6")" 1 \
 	"theoretical fp64_fma = 132 SMs x 128 FLOP/clk x 1980 MHz"
-is "$(sql "select distinct gpu_uuid from ceilings where run_id = $run")" \
-	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")" \
-	"ceilings carry the GPU's UUID"
+rec_uuid=$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")
+like "$rec_uuid" '^GPU-' "the recording's UUID read ($rec_uuid)"
+is "$(sql "select count(*) || ' ' || count(*) filter (where gpu_uuid = 'GPU-replay-' || node || '-' || gpu_index || '-of-$rec_uuid' and synthetic like 'replay of $rec_uuid %') from ceilings where run_id = $run")" \
+	"$(sql "select count(*) from ceilings where run_id = $run") $(sql "select count(*) from ceilings where run_id = $run")" \
+	"ceilings carry the replayed GPU's UUID (naming the recorded one) and say they are a replay"
 is "$(sql "select count(distinct node) from ceilings where run_id = $run")" 1 "and the node"
 
 # -- kernel profiles: the recording's rows, read with perl
