@@ -154,7 +154,8 @@ static const char *gres_count_bad(const char *text)
  * *subject), or NULL. */
 static const char *gres_fields_bad(char **parts, size_t n, const char **subject)
 {
-	bool second_is_count = n == 2 && strchr("0123456789-+", parts[1][0]);
+	bool second_is_count = n == 2 && (strchr("0123456789-+", parts[1][0]) ||
+					   strcmp(parts[1], PIPELINE_GRES_ALL) == 0);
 
 	*subject = parts[0];
 	if (strcmp(parts[0], "gres") == 0)
@@ -164,13 +165,44 @@ static const char *gres_fields_bad(char **parts, size_t n, const char **subject)
 		       "digits or '_')";
 	*subject = parts[1];
 	if (second_is_count)
-		return gres_count_bad(parts[1]);
+		return strcmp(parts[1], PIPELINE_GRES_ALL) == 0
+			       ? NULL : gres_count_bad(parts[1]);
 	if (n >= 2 && (!is_name(parts[1], 64, "_.-") ||
 		       !isalpha((unsigned char)parts[1][0])))
 		return "type '%s' must start with a letter (then letters, "
 		       "digits, '_', '.' or '-')";
 	*subject = parts[2];
+	if (n == 3 && strcmp(parts[2], PIPELINE_GRES_ALL) == 0)
+		return NULL;
 	return n == 3 ? gres_count_bad(parts[2]) : NULL;
+}
+
+bool pipeline_gres_wants_all(const char *gres)
+{
+	size_t len = strlen(PIPELINE_GRES_ALL);
+
+	for (const char *p = gres; (p = strstr(p, ":" PIPELINE_GRES_ALL)); p++)
+		if (p[len + 1] == '\0' || p[len + 1] == ',')
+			return true;
+	return false;
+}
+
+char *pipeline_gres_resolve(const char *gres, long count)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t len = strlen(PIPELINE_GRES_ALL);
+
+	strbuf_init(&out);
+	for (const char *p = gres; *p;) {
+		if (p[0] == ':' && strncmp(p + 1, PIPELINE_GRES_ALL, len) == 0 &&
+		    (p[len + 1] == '\0' || p[len + 1] == ',')) {
+			strbuf_addf(&out, ":%ld", count);
+			p += len + 1;
+		} else {
+			strbuf_addch(&out, *p++);
+		}
+	}
+	return strbuf_detach(&out);
 }
 
 /* Why one gres item (NAME, NAME:COUNT, NAME:TYPE or NAME:TYPE:COUNT) is
@@ -344,6 +376,11 @@ static void load_slurm(struct loader *ld, struct pipeline_slurm *s,
 	strbuf_release(&why);
 	s->time_s = get_duration(ld, map, "time", " in 'slurm'", &s->time_text);
 	load_nodes(ld, s, map);
+	if (s->gres && pipeline_gres_wants_all(s->gres) &&
+	    s->nodes != PIPELINE_NODES_EACH)
+		report(ld, at, "gres '%s' in 'slurm' asks for all of each node's "
+			       "%s, which needs 'nodes: each'", SHOW(s->gres),
+		       "devices");
 	s->partition_at = pos_of(map, "partition");
 	s->gres_at = pos_of(map, "gres");
 	s->time_at = pos_of(map, "time");

@@ -28,6 +28,9 @@
 #define PIPELINE_STEP_ID_MAX 64
 #define PIPELINE_RETRIES_MAX 10
 #define PIPELINE_STEPS_MAX 1000
+/* A gres count that asks for every one of each node's devices
+ * ("gpu:all", "gpu:h100:all"), with `nodes: each` only. */
+#define PIPELINE_GRES_ALL "all"
 #define PIPELINE_NODES_MAX 100000
 /* Timeout of an `on: daemon` step that sets none. */
 #define PIPELINE_DAEMON_TIMEOUT_DEFAULT 3600
@@ -133,5 +136,11 @@ const struct pipeline_step *pipeline_step_find(const struct pipeline *p,
  * cycle (never for a pipeline from pipeline_load).
  */
 int pipeline_topo_order(const struct pipeline *p, size_t *order);
+
+/* True when gres text asks for all of a device ("gpu:all"). */
+bool pipeline_gres_wants_all(const char *gres);
+/* gres with every "all" count replaced by count ("gpu:all" -> "gpu:2");
+ * caller frees. */
+char *pipeline_gres_resolve(const char *gres, long count);
 
 #endif

@@ -103,6 +103,8 @@ static struct gres_item *gres_parse(const char *text, size_t *n)
 		if (nf > 1 && isdigit((unsigned char)f[nf - 1][0]) &&
 		    util_parse_long(f[nf - 1], &count) == 0)
 			nf--;
+		else if (nf > 1 && strcmp(f[nf - 1], PIPELINE_GRES_ALL) == 0)
+			nf--; /* all of a node's: at least one */
 		items = xrealloc(items, (*n + 1) * sizeof(*items));
 		items[*n] = (struct gres_item){
 			.name = xstrdup(f[0]),

@@ -117,13 +117,16 @@ static void free_nodes(char **nodes)
 	free(nodes);
 }
 
-/* steps.options text: the step's `with:` and its Slurm settings. */
+/* steps.options text: the step's `with:` and its Slurm settings; a gres
+ * count "all" becomes the node's own count (node_gres). */
 static void step_options_text(const struct pipeline *p,
-			      const struct pipeline_step *st,
+			      const struct pipeline_step *st, long node_gres,
 			      struct strbuf *out)
 {
 	const struct pipeline_slurm *sl = &p->slurm;
 	char time_s[32], nodes[32];
+	char *gres = sl->gres ? pipeline_gres_resolve(sl->gres, node_gres)
+			      : xstrdup("");
 
 	for (size_t i = 0; i < st->n_opts; i++)
 		records_format(out, "option", (const struct rl_field[]){
@@ -134,17 +137,20 @@ static void step_options_text(const struct pipeline *p,
 		 sl->nodes == PIPELINE_NODES_COUNT ? sl->node_count : 1);
 	records_format(out, "slurm", (const struct rl_field[]){
 		{ "partition", sl->partition ? sl->partition : "" },
-		{ "gres", sl->gres ? sl->gres : "" },
+		{ "gres", gres },
 		{ "account", sl->account ? sl->account : "" },
 		{ "qos", sl->qos ? sl->qos : "" },
 		{ "constraint", sl->constraint ? sl->constraint : "" },
 		{ "time_s", time_s }, { "nodes", nodes }, { NULL, NULL } });
+	free(gres);
 }
 
 struct expansion {
 	const struct pipeline *p;
 	char **nodes;
 	size_t n_nodes;
+	const struct slurm_node_state *all; /* nodes: each: the partition */
+	size_t n_all;
 	long *ids;   /* [step * n_nodes + node]; 0 where no instance */
 };
 
@@ -164,6 +170,15 @@ static void needs_literal(const struct expansion *x, size_t ni, size_t k,
 		strbuf_addf(out, "%s%ld", first ? "" : ",", id);
 		first = false;
 	}
+}
+
+/* How many of the asked gres `node` has (1 when unknown). */
+static long node_gres_count(const struct expansion *x, const char *node)
+{
+	for (size_t i = 0; node[0] && i < x->n_all; i++)
+		if (strcmp(x->all[i].name, node) == 0 && x->all[i].gres_count > 0)
+			return x->all[i].gres_count;
+	return 1;
 }
 
 static int insert_instance(struct engine *e, long run_id,
@@ -187,7 +202,7 @@ static int insert_instance(struct engine *e, long run_id,
 			      st->on_daemon || !node[0] ? SIZE_MAX : k, &needs);
 	}
 	strbuf_addch(&needs, '}');
-	step_options_text(x->p, st, &opts);
+	step_options_text(x->p, st, node_gres_count(x, node), &opts);
 	snprintf(run, sizeof(run), "%ld", run_id);
 	snprintf(retries, sizeof(retries), "%d", st->retries);
 	snprintf(timeout, sizeof(timeout), "%ld", st->timeout_s);
@@ -343,6 +358,8 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 		goto out;
 	}
 	x.p = p;
+	x.all = all;
+	x.n_all = n_all;
 	x.ids = xcalloc(p->n_steps * x.n_nodes, sizeof(long));
 	spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
 	const char *params[] = { id, spool };

@@ -23,11 +23,11 @@ struct smoke_config {
 	long sleep_s;
 	long fail_attempts;
 	int fail;
-	char *fail_node;
 	int crash;
-	int stubborn;
 	long records;
 	char *file;
+	char *fail_node;
+	int stubborn;
 };
 
 static const struct rl_option smoke_options[] = {

@@ -70,6 +70,21 @@ is "$(sql "select error from steps where run_id = $run and step_id = 'summary'")
 is "$(sql "select state from steps where run_id = $run and step_id = 'after'")" skipped \
 	"and what needs it"
 
+# ---- gpu:all: each node's job gets all of that node's GPUs -------------------
+yaml all 'name: all
+slurm: { partition: gpu, gres: "gpu:all", nodes: each }
+steps:
+  - { id: probe, plugin: smoke }'
+run=$(submit_as alice "$TEST_TMP/all.yaml")
+wait_run "$run" 90
+is "$(run_state "$run")" succeeded "a gres: gpu:all fan-out ran on every node"
+want=""
+for n in "${NODES[@]}"; do
+	want+="${want:+,}$n=gpu:$(scontrol show node "$n" | sed -n 's/.*Gres=gpu:\([^ (]*\).*/\1/p' | awk -F: '{ print $NF }')"
+done
+is "$(sql "select string_agg(node || '=' || substring(options from 'gres=([^\t\n]*)'), ',' order by node) from steps where run_id = $run")" \
+	"$want" "each instance asked for its node's own GPU count (Slurm's node record)"
+
 # ---- a node that dies: named, and the retry runs elsewhere --------------------
 yaml floating 'name: floating
 slurm: { partition: gpu, gres: "gpu:1" }

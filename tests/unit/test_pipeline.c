@@ -365,6 +365,42 @@ static void each_mistake_has_its_message(void **state)
 	free(dir);
 }
 
+/* "gpu:all": every device of each node, resolved per node at expansion;
+ * only with `nodes: each`; new step keys pending_limit and min_success. */
+static void gres_all_and_fan_in_keys(void **state)
+{
+	struct pipeline *p;
+	char *g;
+
+	(void)state;
+	p = load_ok("name: t\nslurm: { gres: \"gpu:all\", nodes: each }\n"
+		    "steps:\n  - { id: a, plugin: x, pending_limit: 90s }\n"
+		    "  - { id: b, plugin: x, on: daemon, needs: [a],"
+		    " min_success: 75% }\n", NULL);
+	assert_true(pipeline_gres_wants_all(p->slurm.gres));
+	assert_int_equal(p->steps[0].pending_limit_s, 90);
+	assert_true(p->steps[1].min_success > 0.749 &&
+		    p->steps[1].min_success < 0.751);
+	pipeline_free(p);
+	expect_error("name: t\nslurm: { gres: \"gpu:all\" }\n"
+		     "steps:\n  - { id: a, plugin: x }\n", NULL,
+		     "2:16: gres 'gpu:all' in 'slurm' asks for all of each node's "
+		     "devices, which needs 'nodes: each'");
+	expect_error("name: t\nsteps:\n  - { id: a, plugin: x, min_success: 0 }\n",
+		     NULL, "3:38: invalid value '0' for 'min_success' in step 'a'*");
+	expect_error("name: t\nsteps:\n  - { id: a, plugin: x, min_success: 120% }\n",
+		     NULL, "3:38: invalid value '120%' for 'min_success' in step 'a'*");
+	assert_false(pipeline_gres_wants_all("gpu:2"));
+	assert_false(pipeline_gres_wants_all("gpu:allx"));
+	assert_true(pipeline_gres_wants_all("nic:1,gpu:h100:all"));
+	g = pipeline_gres_resolve("gpu:h100:all,nic:1", 8);
+	assert_string_equal(g, "gpu:h100:8,nic:1");
+	free(g);
+	g = pipeline_gres_resolve("gpu:all", 2);
+	assert_string_equal(g, "gpu:2");
+	free(g);
+}
+
 /* A cycle through all 1000 steps: one short line that names its length and
  * its first and last steps, not a 7.9 KB list of every id. */
 static void long_cycle_is_shortened(void **state)
@@ -562,6 +598,7 @@ int main(void)
 		cmocka_unit_test(command_program_stays_inside),
 		cmocka_unit_test(each_mistake_has_its_message),
 		cmocka_unit_test(long_cycle_is_shortened),
+		cmocka_unit_test(gres_all_and_fan_in_keys),
 		cmocka_unit_test(options_of_every_type),
 		cmocka_unit_test(loader_refusal_is_reported),
 		cmocka_unit_test(every_error_sorted),
