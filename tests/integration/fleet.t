@@ -116,6 +116,15 @@ is "$(sql "select count(*) || ' ' || count(*) filter (where synthetic) || ' ' ||
 is "$(sql "select node || '/' || gpu_index || ': ' || perturbed from fleet_ceilings where run_id = $run and perturbed is not null order by node, gpu_index" | paste -sd'|')" \
 	"${NODES[1]}/1: $P_HBM|${NODES[2]}/0: $P_CLK|${NODES[3]}/0: $P_DRV|${NODES[3]}/1: $P_DRV" \
 	"naming each GPU's perturbations"
+# docs/fleet.md's query of tonight's fleet, run as written there
+awk '/<!-- fleet.t: query -->/ { on = 1; next } on && /^```sql/ { inq = 1; next } inq && /^```/ { exit } inq' \
+	"$ROOT/docs/fleet.md" >"$TEST_TMP/query.sql"
+like "$(cat "$TEST_TMP/query.sql")" "fleet_ceilings" "the query taken from docs/fleet.md"
+psql -X -q -t -A -F' ' -v ON_ERROR_STOP=1 -v pipeline=nightly-ceilings-replay -f "$TEST_TMP/query.sql" >"$TEST_TMP/query.out" 2>&1
+is "$(cut -d' ' -f1,2 "$TEST_TMP/query.out" | tr ' ' ':' | paste -sd,)" "$ALL_GPUS" "it gives one row per GPU"
+is "$(awk '$9 != "100.0" || $8 != "100.0" { print $1 "/" $2, $8, $9 }' "$TEST_TMP/query.out" | paste -sd'|')" \
+	"${NODES[1]}/1 100.0 88.0|${NODES[2]}/0 $(awk -v c="$(field ceiling fp64_fma sm_clock_mhz)" 'BEGIN { printf "%.1f", 100 * 1410 / c }') 100.0" \
+	"and shows the two GPUs below the fleet's median, by how much"
 is "$(sql "select state from steps where run_id = $run and step_id = 'summary'")" succeeded \
 	"the daemon step after the fan-out ran"
 is "$(sql "select count(*) from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" 0 \
