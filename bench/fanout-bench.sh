@@ -119,7 +119,8 @@ setup() {
 	mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p "$PART" -o '%N' | head -1)")
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	rm -rf "$SNAP"
-	mkdir -p "$SNAP/bin" "$SNAP/plugins" "$SPOOL"
+	mkdir -p "$SNAP/bin" "$SNAP/plugins" "$SNAP/share/rooflined/sql" "$SPOOL"
+	cp "$REPO"/sql/*.sql "$SNAP/share/rooflined/sql/"
 	cp "$REPO"/build/release/bin/{rooflined,roofline-job} "$REPO"/build/release/bench/engine-submit "$SNAP/bin/"
 	cp "$REPO"/build/release/plugins/smoke.so "$SNAP/plugins/"
 	chmod -R a+rX "$SNAP"
@@ -186,7 +187,8 @@ daemon_rate() {
 	sql "select state, count(*) from runs where id between $lo and $hi group by 1" >"$OUT/run-states.txt"
 	sql "select step_id, state, count(*) from steps where run_id between $lo and $hi group by 1, 2 order by 1, 2" >"$OUT/step-states.txt"
 	read -r span first_pending <<<"$sub_span"
-	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt"); $n_jobs node-pinned Slurm jobs; steps $(paste -sd' ' "$OUT/step-states.txt")"
+	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt" | tr '|' ' '); $n_jobs node-pinned Slurm jobs; steps $(paste -sd',' "$OUT/step-states.txt" | tr '|' ' ')"
+	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
 	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
 	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
 	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s; load before $l0, after $(load)"
