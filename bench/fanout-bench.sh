@@ -96,6 +96,7 @@ cleanup() {
 		kill -TERM "$DPID" 2>/dev/null
 		wait "$DPID" 2>/dev/null
 	fi
+	[[ -f $DLOG ]] && cp "$DLOG" "$OUT/rooflined.log"
 	if [[ ${KEEP:-0} == 1 ]]; then
 		say "KEEP=1: cluster left running in $VAR"
 	elif [[ -d $VAR ]]; then
@@ -187,9 +188,14 @@ daemon_rate() {
 	sql "select state, count(*) from runs where id between $lo and $hi group by 1" >"$OUT/run-states.txt"
 	sql "select step_id, state, count(*) from steps where run_id between $lo and $hi group by 1, 2 order by 1, 2" >"$OUT/step-states.txt"
 	read -r span first_pending <<<"$sub_span"
+	starts=$(sql "select extract(epoch from min(started_at)), extract(epoch from max(started_at)) from runs where id between $lo and $hi" | tr '|' ' ')
+	read -r first_start last_start <<<"$starts"
+	first_sub=$(sql "select extract(epoch from min(e.at)) from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and e.state = 'submitting'")
 	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt" | tr '|' ' '); $n_jobs node-pinned Slurm jobs; steps $(paste -sd',' "$OUT/step-states.txt" | tr '|' ' ')"
 	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
 	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
+	report "   where the time before the first job goes: queued -> first run started $(sub "$first_start" "$t_queue") s, runs started (expanded over the nodes) in $(sub "$last_start" "$first_start") s = $(div "$RUNS" "$(sub "$last_start" "$first_start")") runs/s; queued -> first 'submitting' $(sub "$first_sub" "$t_queue") s"
 	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
 	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s; load before $l0, after $(load)"
 }
