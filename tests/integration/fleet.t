@@ -2,7 +2,8 @@
 # The nightly ceilings pipeline over the multi-node local cluster, replayed
 # (issue 10, items 4 and 5): every stand-in GPU of every node gets the
 # recorded H100's ceilings under its own index and UUID, each job ran on the
-# node it was pinned to, declared perturbations land in exactly the rows of
+# node it was pinned to (no accounting storage here: the node the job's exit
+# record names, steps.exec_node, against steps.node), declared perturbations land in exactly the rows of
 # their GPU, labelled synthetic; with a node drained, it is recorded as not
 # used, the other GPUs get rows and the daemon step after them lists it.
 # Expected values are computed here from the recording and the spec table.
