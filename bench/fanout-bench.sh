@@ -204,7 +204,27 @@ runs_ended() {
 		state in ('succeeded', 'failed', 'cancelled')") == $(($2 - $1 + 1)) ]]
 }
 
+# ---- both, as slurmctld saw them: its SubmitTime of every job (1 s resolution) -------
+# The jobs are still known (MinJobAge 300 s).  Gaps of 2 s or more split the
+# submissions into bursts (the daemon starts at most a batch of runs per tick).
+slurm_view() {
+	squeue -h -t all -o '%j %V' >"$OUT/squeue-submit.txt"
+	local pfx what
+	for pfx in fb rl; do
+		what=$([[ $pfx == fb ]] && echo "slurm_submit() alone" || echo "rooflined")
+		awk -v p="$pfx." -v w="$what" 'index($1, p) == 1 {
+			cmd = "date -d " $2 " +%s"; cmd | getline t; close(cmd); print t }' "$OUT/squeue-submit.txt" |
+			sort -n | awk -v w="$what" '
+			NR == 1 { first = $1; b0 = $1; bn = 0 }
+			NR > 1 && $1 - prev >= 2 { bursts = bursts sprintf(" %d jobs in %d s;", bn, prev - b0 + 1); b0 = $1; bn = 0 }
+			{ prev = $1; bn++; n++ }
+			END { if (n) { bursts = bursts sprintf(" %d jobs in %d s;", bn, prev - b0 + 1)
+				printf "V  %s, slurmctld SubmitTime: %d jobs from first to last submission in %d s (%.1f jobs/s, 1 s resolution); bursts:%s\n", w, n, prev - first + 1, n / (prev - first + 1), bursts } }'
+	done | tee -a "$OUT/summary.txt"
+}
+
 setup
 slurm_rate
 daemon_rate
+slurm_view
 report "# load at end $(load)"
