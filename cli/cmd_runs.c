@@ -261,23 +261,26 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		" coalesce(ai_l2::text, ''), coalesce(ai_dram::text, ''),"
 		" coalesce(gflops::text, ''), coalesce(bound, ''),"
 		" coalesce(round(pct_of_roof::numeric, 1)::text, ''),"
-		" coalesce(verdict, ''), node, coalesce(gpu_name, '')"
-		" from roofline_points where run_id = $1 order by kernel, node",
+		" coalesce(verdict, ''), node, coalesce(gpu_name, ''),"
+		" coalesce(tensor_uncounted, ''), step,"
+		" (select count(distinct step) from roofline_points where"
+		" run_id = $1) > 1"
+		" from roofline_points where run_id = $1 order by step, kernel, node",
 		1, params);
-	int n;
+	int n, uncounted = 0;
 
 	if (!r)
 		return -1;
 	n = db_rows(r);
 	if (n && csv)
-		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu\n");
+		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu,tensor_uncounted,step\n");
 	else if (n)
 		printf("\n%-40s %-6s %10s %10s %10s %10s %-8s %6s  %s\n", "KERNEL",
 		       "PREC", "AI L1", "AI L2", "AI DRAM", "GFLOP/s", "BOUND",
 		       "%ROOF", "VERDICT");
 	for (int i = 0; i < n; i++) {
 		if (csv) {
-			for (int c = 0; c <= 10; c++) {
+			for (int c = 0; c <= 12; c++) {
 				if (c)
 					putchar(',');
 				cli_csv_field(db_value(r, i, c));
@@ -290,11 +293,23 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		for (int k = 0; k < 3; k++)
 			format_number(num[k], sizeof(num[k]), db_value(r, i, 2 + k));
 		snprintf(num[3], sizeof(num[3]), "%.1f", atof(db_value(r, i, 5)));
+		/* several analysis steps: a heading per step */
+		if (db_value(r, i, 13)[0] == 't' &&
+		    (i == 0 || strcmp(db_value(r, i, 12), db_value(r, i - 1, 12))))
+			printf("[%s]\n", db_value(r, i, 12));
 		print_name(db_value(r, i, 0), 40);
-		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s\n",
+		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s%s%s\n",
 		       db_value(r, i, 1), num[0], num[1], num[2], num[3],
-		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8));
+		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),
+		       *db_value(r, i, 11) ? " INCOMPLETE: tensor " : "", db_value(r, i, 11));
+		uncounted += *db_value(r, i, 11) != '\0';
 	}
+	/* Tensor work a metric set left out is said, never silently absent. */
+	if (uncounted && !csv)
+		printf("\nINCOMPLETE: %d kernel%s ran tensor-core instructions of datapaths the "
+		       "profile step did not\ncollect (listed): their work may be more than shown. "
+		       "The ncu step's option\nextra: [all] (or extra: [tensor_fp16, ...]) counts "
+		       "them, at more replay passes.\n", uncounted, uncounted == 1 ? "" : "s");
 	db_result_free(r);
 	return n;
 }

@@ -19,7 +19,8 @@ static const char *const known_roles[] = {
 	"gpu_name", "flop_dp_add", "flop_dp_mul", "flop_dp_fma", "flop_sp_add",
 	"flop_sp_mul", "flop_sp_fma", "flop_hp_add", "flop_hp_mul",
 	"flop_hp_fma", "tensor_fp64", "tensor_fp16", "tensor_bf16",
-	"tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_inst", "bytes_l1",
+	"tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_inst",
+	"tensor_inst_hfma2", "bytes_l1",
 	"bytes_l2", "bytes_dram", "bytes_l1_ncu", "bytes_l2_ncu", NULL,
 };
 
@@ -122,21 +123,46 @@ static int table_add(struct ncu_table *t, size_t *cap,
 	return 0;
 }
 
+/* A tensor datapath may be the sum of several metrics (parts): e.g. fp16 on
+ * sm_80 is src_fp16_dst_fp16 + src_fp16_dst_fp32.  Parts of one role share
+ * its set, so that a datapath is collected whole or not at all. */
+static bool role_has_parts(const char *role)
+{
+	return ncu_table_is_datapath(role);
+}
+
 static int table_check_duplicates(struct ncu_text_cursor *c,
 				  const struct ncu_table *t)
 {
 	size_t i, j;
 
 	for (i = 0; i < t->n; i++)
-		for (j = 0; j < i; j++)
-			if (strcmp(t->rows[i].arch, t->rows[j].arch) == 0 &&
-			    strcmp(t->rows[i].role, t->rows[j].role) == 0) {
+		for (j = 0; j < i; j++) {
+			if (strcmp(t->rows[i].arch, t->rows[j].arch) != 0 ||
+			    strcmp(t->rows[i].role, t->rows[j].role) != 0)
+				continue;
+			if (strcmp(t->rows[i].metric, t->rows[j].metric) == 0) {
 				c->line = t->rows[i].line;
 				c->line_start = NULL;
-				return ncu_text_fail(c, NULL, "role '%s' given twice for arch '%s' (line %ld first)",
-						     t->rows[i].role, t->rows[i].arch,
+				return ncu_text_fail(c, NULL, "metric '%s' given twice for arch '%s' (line %ld first)",
+						     t->rows[i].metric, t->rows[i].arch,
 						     t->rows[j].line);
 			}
+			if (role_has_parts(t->rows[i].role)) {
+				if (strcmp(t->rows[i].set, t->rows[j].set) == 0)
+					continue;
+				c->line = t->rows[i].line;
+				c->line_start = NULL;
+				return ncu_text_fail(c, NULL, "role '%s' of arch '%s' is in set '%s' here and '%s' on line %ld (the parts of a datapath share one set)",
+						     t->rows[i].role, t->rows[i].arch, t->rows[i].set,
+						     t->rows[j].set, t->rows[j].line);
+			}
+			c->line = t->rows[i].line;
+			c->line_start = NULL;
+			return ncu_text_fail(c, NULL, "role '%s' given twice for arch '%s' (line %ld first)",
+					     t->rows[i].role, t->rows[i].arch,
+					     t->rows[j].line);
+		}
 	return 0;
 }
 
@@ -309,6 +335,50 @@ long ncu_table_names(const struct ncu_table *t, const char ***out)
 	}
 	*out = names;
 	return (long)n;
+}
+
+bool ncu_table_is_datapath(const char *role)
+{
+	static const char *const paths[] = { "tensor_fp64", "tensor_fp16",
+		"tensor_bf16", "tensor_tf32", "tensor_fp8", "tensor_int8", NULL };
+
+	for (const char *const *p = paths; *p; p++)
+		if (strcmp(*p, role) == 0)
+			return true;
+	return false;
+}
+
+size_t ncu_table_datapaths(const struct ncu_table *t, const char *arch,
+			   const char *const *extra, size_t n_extra,
+			   char *buf, size_t size)
+{
+	const struct ncu_table_row **all = NULL, **sel = NULL;
+	long n_all = ncu_table_select(t, arch, (const char *const[]){ "all" }, 1, &all);
+	long n_sel = ncu_table_select(t, arch, extra, n_extra, &sel);
+	size_t count = 0, len = 0;
+
+	if (size)
+		*buf = '\0';
+	for (long i = 0; i < n_all; i++) {
+		const char *role = all[i]->role;
+		bool taken = false, listed = false;
+
+		if (!ncu_table_is_datapath(role))
+			continue;
+		for (long k = 0; k < n_sel && !taken; k++)
+			taken = strcmp(sel[k]->role, role) == 0;
+		for (long k = 0; k < i && !listed; k++)
+			listed = strcmp(all[k]->role, role) == 0;
+		if (taken || listed)
+			continue;
+		count++;
+		if (size && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						len ? "," : "", role + strlen("tensor_"));
+	}
+	free(all);
+	free(sel);
+	return n_all < 0 || n_sel < 0 ? (size_t)-1 : count;
 }
 
 bool ncu_table_arch_of_cc(const char *cc, char *buf, size_t size)

@@ -6,7 +6,10 @@
  * header).  Loading validates every row: arch "*" or a compute capability
  * without the dot, a metric name of [A-Za-z0-9_.], a known role, a positive
  * factor (2 for flop_*_fma, 1 for other flop_* roles), set "default" or
- * "extra", and no role twice for one arch; errors read "path:line:col: why".
+ * "extra", no role twice for one arch except a tensor datapath (tensor_fp64,
+ * _fp16, _bf16, _tf32, _fp8, _int8), whose rows are parts that add up (all
+ * in one set), and no metric twice for one arch; errors read
+ * "path:line:col: why".
  * Lines starting with '#' and empty lines are skipped.
  *
  * Ownership: a struct ncu_table owns its text; every string of its rows
@@ -80,6 +83,20 @@ bool ncu_table_has_extra_role(const struct ncu_table *t, const char *role);
 /* Every distinct metric name of the table (all archs and sets), malloc'd
  * array of borrowed strings.  Returns the count, or -ENOMEM. */
 long ncu_table_names(const struct ncu_table *t, const char ***out);
+
+/* True for the roles of tensor datapaths: tensor_fp64, _fp16, _bf16, _tf32,
+ * _fp8, _int8 (not tensor_inst*). */
+bool ncu_table_is_datapath(const char *role);
+
+/*
+ * The tensor datapaths arch has rows for (any set) that a selection with
+ * these extra roles would not collect: their names without "tensor_"
+ * ("fp16,tf32"), comma-separated, into buf (size bytes, truncated; may be
+ * 0).  Returns how many, or (size_t)-1 when out of memory.
+ */
+size_t ncu_table_datapaths(const struct ncu_table *t, const char *arch,
+			   const char *const *extra, size_t n_extra,
+			   char *buf, size_t size);
 
 /* The table's arch of a compute capability: "9.0" -> "90" into buf
  * (size >= 8); false when cc is not "D.D" or "DD.D" (NULL included). */

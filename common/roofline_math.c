@@ -146,7 +146,7 @@ static const char *const role_names[RLM_ROLES] = {
 	"flop_sp_add", "flop_sp_mul", "flop_sp_fma",
 	"flop_hp_add", "flop_hp_mul", "flop_hp_fma",
 	"tensor_fp64", "tensor_fp16", "tensor_bf16", "tensor_tf32",
-	"tensor_fp8", "tensor_int8", "tensor_inst",
+	"tensor_fp8", "tensor_int8", "tensor_inst", "tensor_inst_hfma2",
 	"bytes_l1", "bytes_l2", "bytes_dram", "bytes_l1_ncu", "bytes_l2_ncu",
 };
 
@@ -155,8 +155,10 @@ static const char *const id_names[RLM_IDS] = {
 	"cc", "missing",
 };
 
-/* Slots: a role, RLM_ROLES + an id, or SLOT_OTHER (a field we skip). */
+/* Slots: a role, RLM_ROLES + an id, SLOT_OTHER (a field we skip), or
+ * SLOT_PART + a part. */
 #define SLOT_OTHER (RLM_ROLES + RLM_IDS)
+#define SLOT_PART (SLOT_OTHER + 1)
 
 const char *roofline_math_role_name(enum rlm_role r)
 {
@@ -189,6 +191,12 @@ int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_table *t,
 			continue;
 		if (roofline_math_number(rows[i]->factor, &f) < 0)
 			f = 1; /* not reached: the table loader checks factors */
+		if (a->metric[r]) { /* a datapath's further part */
+			if (a->n_parts < RLM_MAX_PARTS)
+				a->part[a->n_parts++] = (struct rlm_part){
+					rows[i]->metric, r, f };
+			continue;
+		}
 		a->metric[r] = rows[i]->metric;
 		a->factor[r] = f;
 		a->extra[r] = strcmp(rows[i]->set, "extra") == 0;
@@ -214,6 +222,9 @@ static int slot_lookup(const struct rlm_arch *a, const char *key)
 	for (int r = 0; r < RLM_ROLES; r++)
 		if (a->metric[r] && strcmp(a->metric[r], key) == 0)
 			return r;
+	for (size_t i = 0; i < a->n_parts; i++)
+		if (strcmp(a->part[i].metric, key) == 0)
+			return SLOT_PART + (int)i;
 	return SLOT_OTHER;
 }
 
@@ -260,7 +271,30 @@ static void mark_listed(const struct rlm_arch *a, const char *list,
 				iv->bad |= 1u << r;
 				iv->present &= ~(1u << r);
 			}
+		for (size_t i = 0; i < a->n_parts; i++)
+			if (strlen(a->part[i].metric) == n &&
+			    strncmp(a->part[i].metric, list, n) == 0) {
+				iv->bad |= 1u << a->part[i].role;
+				iv->present &= ~(1u << a->part[i].role);
+			}
 		list += n + (list[n] == ',');
+	}
+}
+
+/* A datapath is the sum of its parts, present only when all of them are. */
+static void add_parts(const struct rlm_arch *a, struct rlm_inv *iv)
+{
+	for (size_t p = 0; p < a->n_parts; p++) {
+		uint32_t bit = 1u << a->part[p].role;
+
+		if (iv->pbad & (1u << p)) {
+			iv->bad |= bit;
+			iv->present &= ~bit;
+		} else if (!(iv->ppresent & (1u << p))) {
+			iv->present &= ~bit;
+		} else if (iv->present & bit) {
+			iv->v[a->part[p].role] += iv->pv[p];
+		}
 	}
 }
 
@@ -268,7 +302,7 @@ int roofline_math_read(struct rlm_arch *a, const struct rl_field *fields,
 		       struct rlm_inv *iv)
 {
 	memset(iv->id, 0, sizeof(iv->id));
-	iv->present = iv->bad = 0;
+	iv->present = iv->bad = iv->ppresent = iv->pbad = 0;
 	for (size_t i = 0; fields[i].key; i++) {
 		int s = slot_at(a, i, fields[i].key);
 		double d;
@@ -284,8 +318,18 @@ int roofline_math_read(struct rlm_arch *a, const struct rl_field *fields,
 			}
 		} else if (s < SLOT_OTHER) {
 			iv->id[s - RLM_ROLES] = fields[i].value;
+		} else if (s > SLOT_OTHER) {
+			size_t p = (size_t)(s - SLOT_PART);
+
+			if (roofline_math_number(fields[i].value, &d) == 0) {
+				iv->pv[p] = d * a->part[p].factor;
+				iv->ppresent |= 1u << p;
+			} else {
+				iv->pbad |= 1u << p;
+			}
 		}
 	}
+	add_parts(a, iv);
 	if (iv->id[RLM_ID_MISSING] && *iv->id[RLM_ID_MISSING])
 		mark_listed(a, iv->id[RLM_ID_MISSING], iv);
 	return 0;
@@ -298,7 +342,43 @@ bool roofline_math_is_missing(const struct rlm_arch *a,
 
 	if (iv->present & bit)
 		return false;
-	return (iv->bad & bit) || (a->metric[r] && !a->extra[r]);
+	return (iv->bad & bit) || (a->metric[r] && !a->extra[r] &&
+				   !ncu_table_is_datapath(role_names[r]));
+}
+
+int roofline_math_uncounted(const struct rlm_arch *a, const struct rlm_sample *s,
+			    char *buf, size_t size)
+{
+	size_t len = 0;
+	int n = 0;
+
+	if (size)
+		*buf = '\0';
+	for (int r = RLM_TC_FP64; r <= RLM_TC_INT8; r++) {
+		if (!a->metric[r] || roofline_math_usable(s, (enum rlm_role)r))
+			continue;
+		n++;
+		if (size && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "",
+						role_names[r] + strlen("tensor_"));
+	}
+	return n;
+}
+
+double roofline_math_mma_inst(const struct rlm_arch *a, const struct rlm_sample *s)
+{
+	double inst, moves;
+
+	if (!roofline_math_usable(s, RLM_TENSOR_INST))
+		return NAN;
+	inst = s->sum[RLM_TENSOR_INST] / a->factor[RLM_TENSOR_INST];
+	if (roofline_math_usable(s, RLM_TENSOR_HFMA2))
+		moves = s->sum[RLM_TENSOR_HFMA2] / a->factor[RLM_TENSOR_HFMA2];
+	else if (roofline_math_usable(s, RLM_HP_FMA))
+		moves = s->sum[RLM_HP_FMA] / a->factor[RLM_HP_FMA] / 32;
+	else
+		moves = 0;
+	return inst > moves ? inst - moves : 0;
 }
 
 bool roofline_math_time(const struct rlm_inv *iv, bool prefer_cycles,

@@ -130,14 +130,21 @@ const char *roofline_math_verdict_name(enum rlm_verdict v);
  *   missing        listed in `missing`, n/a or not a number, or absent
  *                  although the table has a default-set row for it;
  *   not collected  absent, and the table has no row or an extra-set row
- *                  (e.g. Hopper's tensor_fp16 unless the ncu step asked).
+ *                  (e.g. Hopper's tensor_fp16 unless the ncu step asked);
+ *                  a tensor datapath that is absent is never missing, only
+ *                  not collected, whatever its set (a collection made with
+ *                  another table's default set): the analysis reports such
+ *                  datapaths as uncounted (roofline_math_uncounted()).
+ * A tensor datapath may have several rows (parts, common/ncu_table.h): its
+ * value is the sum of the parts' value x factor, present only when every
+ * part is.
  */
 enum rlm_role {
 	RLM_TIME, RLM_CYCLES, RLM_SM_HZ,
 	RLM_DP_ADD, RLM_DP_MUL, RLM_DP_FMA, RLM_SP_ADD, RLM_SP_MUL, RLM_SP_FMA,
 	RLM_HP_ADD, RLM_HP_MUL, RLM_HP_FMA,
 	RLM_TC_FP64, RLM_TC_FP16, RLM_TC_BF16, RLM_TC_TF32, RLM_TC_FP8,
-	RLM_TC_INT8, RLM_TENSOR_INST,
+	RLM_TC_INT8, RLM_TENSOR_INST, RLM_TENSOR_HFMA2,
 	RLM_B_L1, RLM_B_L2, RLM_B_DRAM, RLM_B_L1_NCU, RLM_B_L2_NCU,
 	RLM_ROLES
 };
@@ -148,6 +155,9 @@ enum rlm_id {
 	RLM_ID_GPU_UUID, RLM_ID_NODE, RLM_ID_CC, RLM_ID_MISSING, RLM_IDS
 };
 
+/* Rows beyond the first that the tensor datapaths of one arch may have. */
+#define RLM_MAX_PARTS 16
+
 /* The roles of one architecture, and the key order of its last record (a
  * cache: records of one source list their fields in the same order). */
 struct rlm_arch {
@@ -155,6 +165,12 @@ struct rlm_arch {
 	const char *metric[RLM_ROLES];   /* borrowed from the table; NULL: no row */
 	double factor[RLM_ROLES];
 	bool extra[RLM_ROLES];           /* the row is of the extra set */
+	struct rlm_part {                /* a datapath's second and later rows */
+		const char *metric;      /* borrowed from the table */
+		int role;
+		double factor;
+	} part[RLM_MAX_PARTS];
+	size_t n_parts;
 	char **lay_key;                  /* owned */
 	int *lay_slot;                   /* owned */
 	size_t lay_n;
@@ -166,6 +182,8 @@ struct rlm_inv {
 	double v[RLM_ROLES];             /* value x factor, when present */
 	uint32_t present, bad;           /* bit per role: present; listed or
 	                                    unreadable */
+	double pv[RLM_MAX_PARTS];        /* the parts' value x factor */
+	uint32_t ppresent, pbad;         /* bit per part */
 };
 
 /* Counts summed over invocations. */
@@ -201,6 +219,24 @@ bool roofline_math_is_missing(const struct rlm_arch *a,
  */
 bool roofline_math_time(const struct rlm_inv *iv, bool prefer_cycles,
 			double *time_s, bool *cycles);
+
+/*
+ * The tensor datapaths of kernel sample s that arch a has rows for but that
+ * s does not count in every invocation (not collected, or missing), as
+ * their names without "tensor_" ("fp16,tf32"), comma-separated into buf
+ * (size bytes); "" when every datapath is counted.  Returns how many.
+ */
+int roofline_math_uncounted(const struct rlm_arch *a, const struct rlm_sample *s,
+			    char *buf, size_t size);
+
+/*
+ * Tensor-pipe warp instructions of s that are matrix math: tensor_inst less
+ * the HFMA2.MMA register moves, counted by tensor_inst_hfma2 when collected,
+ * else estimated as the HFMA thread instructions / 32 (HFMA2.MMA counts as
+ * HFMA too; docs/collect.md), not below 0.  NAN when tensor_inst is not
+ * counted in every invocation.
+ */
+double roofline_math_mma_inst(const struct rlm_arch *a, const struct rlm_sample *s);
 
 /* Add iv to s (zeroed by the caller before the first). */
 void roofline_math_sample_add(struct rlm_sample *s, const struct rlm_arch *a,

@@ -155,16 +155,20 @@ static bool engine_connected(struct engine *e)
 	return false;
 }
 
-int engine_tick(struct engine *e)
+int engine_tick(struct engine *e, bool children_only)
 {
-	int more;
+	int more = 0;
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
-	more = runs_start_queued(e) >= RUNS_START_MAX;
-	runs_handle_cancels(e);
-	launch_poll(e);
-	launch_repair_submitting(e);
+	if (!children_only) {
+		more = runs_start_queued(e) >= RUNS_START_MAX;
+		runs_handle_cancels(e);
+		launch_poll(e);
+		launch_repair_submitting(e);
+	} else {
+		launch_poll_children(e);
+	}
 	runs_resolve_fan_in(e);
 
 	int n = 0;
@@ -179,7 +183,8 @@ int engine_tick(struct engine *e)
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
-	schedule_fire_due(e);
+	if (!children_only)
+		schedule_fire_due(e);
 	return db_ok(e->db) ? more : -EIO;
 }
 

@@ -86,12 +86,15 @@ void engine_release(struct engine *e);
  * that a second daemon can name the first; again after a fork. */
 void engine_name_session(struct engine *e);
 
-/* One pass over everything.  Returns 1 when work was left for the next
+/* One pass over everything, or, with children_only (a daemon child ended
+ * and nothing else called), over the daemon children and what their end
+ * makes ready: no look at queued runs, cancellations, Slurm or schedules,
+ * which the database's notifications and the poll interval bring.  Returns 1 when work was left for the next
  * pass (more queued runs or ready steps than one pass takes: call again at
  * once), 0 when nothing waits, -EIO when the database went away (the
  * caller waits and calls again: the next tick reconnects), or -EEXIST when
  * a reconnect found another daemon holding the database (stop). */
-int engine_tick(struct engine *e);
+int engine_tick(struct engine *e, bool children_only);
 
 /* The socket on which the database announces new runs and cancellations
  * (poll it for input), -1 while disconnected; and drop what it announced
@@ -227,6 +230,8 @@ void launch_steps(struct engine *e, struct step_row *rows, int n);
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);
+/* Follow daemon children only. */
+void launch_poll_children(struct engine *e);
 /* Cancel a step's job or child; 0 or -EIO. */
 int launch_cancel(const struct step_row *s);
 

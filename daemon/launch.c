@@ -764,6 +764,11 @@ void launch_poll(struct engine *e)
 	poll_daemon_children(e);
 }
 
+void launch_poll_children(struct engine *e)
+{
+	poll_daemon_children(e);
+}
+
 struct repair_state {
 	struct engine *e;
 	struct step_row *rows;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -34,6 +35,11 @@ static void on_signal(int sig)
 		reload_requested = 1;
 	else
 		stop_requested = 1;
+}
+
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
 }
 
 static void on_child(int sig)
@@ -176,9 +182,11 @@ static void install_signals(void)
 /*
  * Sleep until the next poll is due, or sooner: a daemon child ended
  * (SIGCHLD), the database announced a new run or a cancellation (NOTIFY),
- * or a signal came.  Slurm jobs are still looked at once per interval.
+ * or a signal came.  Returns true when only a child's end woke it (the next
+ * tick may look at daemon children alone); Slurm is still asked once per
+ * interval.
  */
-static void wait_for_work(struct engine *e, long interval_ms)
+static bool wait_for_work(struct engine *e, long interval_ms)
 {
 	struct pollfd fds[2] = {
 		{ .fd = child_pipe[0], .events = POLLIN },
@@ -187,11 +195,12 @@ static void wait_for_work(struct engine *e, long interval_ms)
 	char drain[64];
 
 	if (poll(fds, 2, (int)interval_ms) <= 0)
-		return;
+		return false;
 	while (fds[0].revents && read(child_pipe[0], drain, sizeof(drain)) > 0)
 		;
 	if (fds[1].revents)
 		engine_drain_wakeups(e);
+	return fds[0].revents && !fds[1].revents;
 }
 
 static void reload(struct engine *e, struct config *cfg, const char *path)
@@ -216,17 +225,27 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
  * database while ours was disconnected. */
 static int run_loop(struct engine *e, struct config *cfg, const char *path)
 {
+	bool children_only = false;
+	struct timespec last_full = { 0 }, now;
+
 	while (!stop_requested) {
 		int rc;
 
 		if (reload_requested)
 			reload(e, cfg, path);
-		rc = engine_tick(e);
+		/* a full pass at least once per interval, however busy children are */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ms_between(&last_full, &now) >= cfg->poll_interval_ms)
+			children_only = false;
+		if (!children_only)
+			last_full = now;
+		rc = engine_tick(e, children_only);
 		if (rc == -EEXIST)
 			return rc;
+		children_only = false;
 		/* a pass that left work behind is followed by another at once */
 		if (rc <= 0 && !stop_requested)
-			wait_for_work(e, cfg->poll_interval_ms);
+			children_only = wait_for_work(e, cfg->poll_interval_ms);
 	}
 	return 0;
 }

@@ -502,8 +502,9 @@ void runs_resolve_fan_in(struct engine *e)
 		return;
 	e->fan_in_dirty = false;
 	r = db_query(e->db,
-		"select s.id, string_agg(format('only %s of %s instances of %s"
-		" succeeded (%s needed)', g.ok, g.total, g.step_id, g.needed),"
+		"select s.id, string_agg(format('at most %s of %s instances of %s"
+		" can succeed (%s needed)', g.ok + g.active, g.total, g.step_id,"
+		" g.needed),"
 		" '; ') from steps s join runs r on r.id = s.run_id"
 		" cross join lateral (select n.step_id, count(*) filter (where"
 		"  n.state = 'succeeded') as ok, count(*) filter (where n.state in"

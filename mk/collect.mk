@@ -27,12 +27,12 @@ $(NCU_PIC_OBJS): $(B)/obj/plugins/ncu/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o
+$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
 $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS)
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_ncu_csv: $(NCU_OBJS)
-$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o
+$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
 $(B)/tests/test_ncu_import: $(NCU_OBJS)
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
@@ -42,3 +42,4 @@ $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
 
 # ---- reference kernels ----
 NVCC_LIBS_dgemm := -lcublas
+NVCC_LIBS_tensor_gemm := -lcublas

@@ -30,7 +30,8 @@
  * figures are emitted once per GPU the Slurm job was given (option `gpus`,
  * else SLURM_JOB_GPUS, else CUDA_VISIBLE_DEVICES, else the recording's own
  * GPUs), each under that GPU's index, a replay UUID and a `synthetic` label,
- * with the perturbations of option `perturb` applied (ert/replay.h).
+ * with the perturbations of option `perturb` applied (ert/replay.h); with
+ * `replay_as: recorded`, the recorded GPUs as themselves, still labelled.
  * A node without a GPU (ert-bench exit status 3) fails the step, naming why.
  */
 #include <errno.h>
@@ -61,6 +62,7 @@ struct ert_config {
 	long plateau_min_points;
 	char *replay;
 	struct rl_strlist perturb;
+	char *replay_as;
 };
 
 static const struct rl_option ert_options[] = {
@@ -92,6 +94,9 @@ static const struct rl_option ert_options[] = {
 	{ "perturb", RL_OPT_LIST, NULL, offsetof(struct ert_config, perturb),
 	  "with replay: per-GPU changes, 'NODE/GPU [CEILINGS] +N%|-N%|"
 	  "sm_clock=MHZ|driver=V|cuda=V...' (docs/fleet.md)", 0 },
+	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
+	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
+	  "'recorded' (the recorded GPUs as themselves)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -169,6 +174,12 @@ static int init_rules(struct rl_ctx *ctx, const struct ert_config *cfg,
 	char err[512];
 	int rc;
 
+	if (cfg->replay_as && strcmp(cfg->replay_as, "job") &&
+	    strcmp(cfg->replay_as, "recorded")) {
+		rl_error(ctx, "option 'replay_as': '%s' is neither 'job' nor "
+			 "'recorded'", cfg->replay_as);
+		return -EINVAL;
+	}
 	if (cfg->perturb.n && !cfg->replay) {
 		rl_error(ctx, "option 'perturb' needs option 'replay': only "
 			 "replayed GPUs are perturbed");
@@ -693,8 +704,10 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 			 const struct benchio_line **attrs, size_t nattr,
 			 struct gpu_view *gv)
 {
+	int as_recorded = cfg->replay_as && !strcmp(cfg->replay_as, "recorded");
 	long idx[ERT_MAX_GPUS];
-	size_t n = *st->gpus ? replay_job_gpus(st->gpus, NULL, idx, ERT_MAX_GPUS)
+	size_t n = as_recorded ? 0
+		 : *st->gpus ? replay_job_gpus(st->gpus, NULL, idx, ERT_MAX_GPUS)
 			     : replay_job_gpus(getenv("SLURM_JOB_GPUS"),
 					       getenv("CUDA_VISIBLE_DEVICES"),
 					       idx, ERT_MAX_GPUS);
@@ -707,7 +720,7 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 		const struct benchio_line *a = attrs[j % nattr];
 		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
 					 benchio_get(a, "gpu"),
-					 base_name(cfg->replay) };
+					 base_name(cfg->replay), as_recorded };
 
 		memset(gv, 0, sizeof(*gv));
 		gv->attr = a;

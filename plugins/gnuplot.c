@@ -49,6 +49,7 @@ static const struct rl_option gp_options[] = {
 	OPT("ceilings", RL_OPT_LIST, NULL, ceilings, "roof names to draw, e.g. fp64_fma,hbm_triad (default: by precision and level)"),
 	OPT("labels", RL_OPT_LIST, NULL, labels, "compare: series labels in input order (default: step ids)"),
 	OPT("arrows", RL_OPT_BOOL, "true", arrows, "compare: arrows from each series' point to the next"),
+	OPT("partial_fma", RL_OPT_BOOL, "false", partial_fma, "also draw the partial-FMA ceiling, peak x (1 + alpha) / 2, of the CUDA-core kernel with the most FLOPs in the last series (dashed)"),
 	OPT("per_invocation", RL_OPT_BOOL, "false", per_invocation, "a point per invocation instead of the aggregate"),
 	OPT("kernel", RL_OPT_STRING, NULL, kernel, "history: the kernel's full name (default: the first in the inputs)"),
 	OPT("xmin", RL_OPT_DOUBLE, "0", xmin, "arithmetic intensity axis minimum (0: automatic)"),

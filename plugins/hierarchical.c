@@ -516,6 +516,34 @@ static bool hfma_suspect(const struct rlm_kernel *k)
 	return hfma > 0 && hfma <= 32 * warps;
 }
 
+/*
+ * Tensor work the metric set did not count: datapaths of the kernel's GPU
+ * that its records lack, while it ran tensor-pipe instructions other than
+ * HFMA2.MMA moves (or nobody counted those).  Its points then carry
+ * tensor_uncounted: the work shown may be short of the kernel's.
+ */
+static void plan_uncounted(struct job *j, const struct rlm_kernel *k, struct kplan *kp)
+{
+	double mma;
+
+	if (!roofline_math_uncounted(k->arch, &k->s, kp->uncounted, sizeof(kp->uncounted)))
+		return;
+	mma = roofline_math_mma_inst(k->arch, &k->s);
+	if (!isnan(mma) && !(mma > 0))
+		return;
+	kp->tensor_uncounted = true;
+	if (isnan(mma))
+		rl_warn(j->ctx, "kernel '%s': tensor datapaths %s were not counted and no "
+			"tensor-pipe instruction count tells whether it used them: its points "
+			"carry tensor_uncounted=%s", k->kernel, kp->uncounted, kp->uncounted);
+	else
+		rl_warn(j->ctx, "kernel '%s': %.15g tensor-pipe instructions, and tensor "
+			"datapaths %s were not counted: its tensor work may be more than its "
+			"points show (tensor_uncounted=%s; ncu step option extra: [all] counts "
+			"every datapath, at more replay passes)", k->kernel, mma, kp->uncounted,
+			kp->uncounted);
+}
+
 static void plan_kernel(struct job *j, size_t i)
 {
 	const struct rlm_kernel *k = j->kernels.v[i];
@@ -543,6 +571,7 @@ static void plan_kernel(struct job *j, size_t i)
 		kp->prec_ok |= 1u << p;
 		gp->prec_used[p] = true;
 	}
+	plan_uncounted(j, k, kp);
 	kp->caveat_hfma = (kp->prec_ok & (1u << P_FP16)) && hfma_suspect(k);
 	if (kp->caveat_hfma)
 		rl_warn(j->ctx, "kernel '%s': its %.15g HFMA may all be HFMA2.MMA register "
@@ -689,8 +718,12 @@ static enum rl_result emit_all(struct job *j)
 	int rc = points_emit_roofs(j);
 
 	for (size_t i = 0; !rc && i < j->kernels.n; i++) {
-		if (j->kplan[i].prec_ok)
+		const struct kplan *kp = &j->kplan[i];
+
+		if (kp->prec_ok)
 			rc = points_emit_sample(j, j->kernels.v[i], &j->kernels.v[i]->s, "all");
+		else if (kp->tensor_uncounted && kp->gpu >= 0 && j->kernels.v[i]->s.time_s > 0)
+			rc = points_emit_uncounted(j, j->kernels.v[i]);
 		records += j->kernels.v[i]->s.n;
 	}
 	if (!rc && j->cfg->invocations)

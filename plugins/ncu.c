@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "ncu/argv.h"
+#include "ncu/gpus.h"
 #include "ncu_csv.h"
 #include "ncu_record.h"
 #include "ncu_table.h"
@@ -70,6 +71,9 @@ static const struct rl_option ncu_options[] = {
 	  "the Nsight Compute CLI (name on PATH, or a path)", 0 },
 	{ "extra", RL_OPT_LIST, NULL, offsetof(struct ncu_config, extra),
 	  "extra-set roles to collect too (bytes_l1_ncu, tensor_fp16, ..., or all); each costs replay passes",
+	  0 },
+	{ "device", RL_OPT_INT, "-1", offsetof(struct ncu_config, device),
+	  "profile on this GPU of the job (entry of CUDA_VISIBLE_DEVICES, else nvidia-smi index); -1: as given",
 	  0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -346,6 +350,49 @@ static int detect_arch(struct rl_ctx *ctx, char *arch, size_t size)
 	return -EINVAL;
 }
 
+/*
+ * device >= 0: make that GPU of the job the only one the profiled program
+ * sees (CUDA_VISIBLE_DEVICES, with CUDA's indices in nvidia-smi's PCI order
+ * when the job set no order), so that ncu's --devices 0 is that GPU.  The
+ * job process runs one step, so its environment is this step's.
+ */
+static int select_device(struct rl_ctx *ctx, const struct ncu_config *cfg)
+{
+	const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+	char gpu[128];
+
+	if (cfg->device < 0)
+		return 0;
+	if (gpus_pick(visible, cfg->device, gpu, sizeof(gpu)) < 0) {
+		rl_error(ctx, "device: %ld is not a GPU of this job (CUDA_VISIBLE_DEVICES='%s')",
+			 cfg->device, visible ? visible : "");
+		return -EINVAL;
+	}
+	if (setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0) < 0 ||
+	    setenv("CUDA_VISIBLE_DEVICES", gpu, 1) < 0)
+		return -errno;
+	rl_info(ctx, "profiling on GPU %s (CUDA_VISIBLE_DEVICES=%s, ncu --devices 0)", gpu, gpu);
+	return 0;
+}
+
+/* The UUID of every GPU of the node, by PCI address (gpus.h); none (a
+ * warning) when nvidia-smi cannot say. */
+static void query_uuids(struct rl_ctx *ctx, struct gpus *g)
+{
+	char buf[8192], *smi = resolve_program("nvidia-smi", "/", false);
+	char *argv[] = { smi, (char *)(uintptr_t)"--query-gpu=pci.bus_id,uuid",
+			 (char *)(uintptr_t)"--format=csv,noheader", NULL };
+	struct child_io io = { .capture = buf, .capture_size = sizeof(buf) };
+	int rc = smi ? run_child(argv, &io) : -ENOENT;
+
+	free(smi);
+	memset(g, 0, sizeof(*g));
+	if (rc == 0 && gpus_parse_smi(buf, g))
+		return;
+	rl_warn(ctx, "no GPU UUIDs (nvidia-smi --query-gpu=pci.bus_id,uuid: %s): kernel records carry none",
+		rc < 0 ? strerror(-rc) : rc > 0 ? "failed" : "no GPU listed");
+}
+
 /* ---- records ---------------------------------------------------------------- */
 
 /* Columns of the parsed table for the selected rows (slot = row index). */
@@ -396,24 +443,41 @@ static void summarize(const struct ncu_csv *t, const struct ncu_record_column *c
 	}
 }
 
-/* The device records, then the kernel records. */
+/*
+ * The device records, then the kernel records.  Both carry the GPU's UUID
+ * when known; a kernel record also `tensor_not_collected`: the tensor
+ * datapaths of its GPU that this step's metric set left out ("" when none),
+ * so that the analysis and its readers never take an absent datapath for
+ * no work (docs/collect.md).
+ */
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
-			const char *version)
+			const char *version, const struct gpus *g,
+			const char *not_collected)
 {
-	const struct rl_field extra[] = {
-		{ "source", "ncu" }, { "ncu_version", version }, { NULL, NULL },
+	struct rl_field extra[] = {
+		{ "source", "ncu" }, { "ncu_version", version },
+		{ "tensor_not_collected", not_collected }, { NULL, NULL }, { NULL, NULL },
 	};
 	struct ncu_record rec = { 0 };
 	size_t i;
 	int err = 0;
 
 	for (i = 0; !err && i < t->n_devices; i++) {
+		const char *uuid = gpus_uuid_of(g, &t->devices[i]);
+
+		extra[2] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
+				  (struct rl_field){ NULL, NULL };
 		err = ncu_record_device(t, i, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "device", rec.fields);
 	}
+	extra[2] = (struct rl_field){ "tensor_not_collected", not_collected };
 	for (i = 0; !err && i < t->n_launches; i++) {
+		const char *uuid = gpus_uuid_of(g, &t->devices[t->launches[i].device_index]);
+
+		extra[3] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
+				  (struct rl_field){ NULL, NULL };
 		err = ncu_record_kernel(t, i, cols, ncols, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
@@ -424,7 +488,7 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
-			double wall_s, const char *command)
+			double wall_s, const char *command, const char *not_collected)
 {
 	char kern[24], inv[24], pas[24], wall[32];
 	long kernels, passes;
@@ -437,7 +501,7 @@ static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 	return rl_emit(ctx, "collect_summary", (const struct rl_field[]){
 		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
 		{ "passes", pas }, { "wall_s", wall }, { "command", command },
-		{ NULL, NULL } });
+		{ "tensor_not_collected", not_collected }, { NULL, NULL } });
 }
 
 /* ---- plugin ----------------------------------------------------------------- */
@@ -515,6 +579,8 @@ static double now_s(void)
 struct job {
 	char arch[8];
 	char version[64];
+	char not_collected[128]; /* tensor datapaths the set leaves out */
+	struct gpus gpus;
 	char *ncu, *program, *metrics, *csv_path, *log_path, *command;
 	const struct ncu_table_row **sel;
 	const char **names; /* the selected rows' metric names */
@@ -559,7 +625,8 @@ static enum rl_result prepare(struct rl_ctx *ctx, const struct ncu_config *cfg,
 			 cfg->command.v[0]);
 		return RL_FAIL;
 	}
-	if (ncu_version(ctx, j->ncu, j->version, sizeof(j->version)))
+	if (ncu_version(ctx, j->ncu, j->version, sizeof(j->version)) ||
+	    select_device(ctx, cfg))
 		return RL_FAIL;
 	if (strcmp(cfg->arch, "auto") == 0) {
 		if (detect_arch(ctx, j->arch, sizeof(j->arch)))
@@ -577,6 +644,10 @@ static enum rl_result prepare(struct rl_ctx *ctx, const struct ncu_config *cfg,
 	j->n_sel = ncu_table_select(st->table, j->arch,
 				    (const char *const *)cfg->extra.v, cfg->extra.n,
 				    &j->sel);
+	if (ncu_table_datapaths(st->table, j->arch, (const char *const *)cfg->extra.v,
+				cfg->extra.n, j->not_collected, sizeof(j->not_collected)))
+		rl_info(ctx, "tensor datapaths not collected (extra: [tensor_...] or all adds them, at more replay passes): %s",
+			j->not_collected);
 	j->metrics = j->n_sel > 0 ? argv_metric_list(j->sel, (size_t)j->n_sel) : NULL;
 	j->cols = j->n_sel > 0 ? columns_of(j->sel, (size_t)j->n_sel) : NULL;
 	j->names = j->n_sel > 0 ? names_of(j->sel, (size_t)j->n_sel) : NULL;
@@ -654,8 +725,11 @@ static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 		r = profile(ctx, &j, &wall);
 	if (r == RL_OK) {
 		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
-		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version) ||
-		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command)) {
+		query_uuids(ctx, &j.gpus);
+		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version, &j.gpus,
+				 j.not_collected) ||
+		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command,
+				 j.not_collected)) {
 			rl_error(ctx, "cannot emit records");
 			r = RL_RETRY;
 		}

@@ -21,6 +21,7 @@
  * each under that GPU's index, a replay UUID and a `synthetic` label, with
  * the identity changes (driver, cuda) of option `perturb`; value changes
  * are changes of what was measured and leave theoretical ceilings alone.
+ * With `replay_as: recorded`, the recorded GPUs as themselves, labelled.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -42,6 +43,7 @@ struct spec_config {
 	struct rl_strlist gpus;
 	long timeout_s;
 	struct rl_strlist perturb;
+	char *replay_as;
 };
 
 static const struct rl_option spec_options[] = {
@@ -60,6 +62,9 @@ static const struct rl_option spec_options[] = {
 	{ "perturb", RL_OPT_LIST, NULL, offsetof(struct spec_config, perturb),
 	  "with attributes: per-GPU changes as ert's (only driver= and cuda= "
 	  "apply to theoretical ceilings; docs/fleet.md)", 0 },
+	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct spec_config, replay_as),
+	  "with attributes: 'job' (once per GPU of the Slurm job, replay UUIDs) "
+	  "or 'recorded' (the recorded GPUs as themselves)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -414,6 +419,7 @@ static enum rl_result spec_replay_all(struct rl_ctx *ctx,
 				      const struct benchio_line **attrs,
 				      size_t nattr)
 {
+	int as_recorded = cfg->replay_as && !strcmp(cfg->replay_as, "recorded");
 	struct replay_rules rules = { NULL, 0 };
 	enum rl_result res = RL_OK;
 	long idx[SPEC_MAX_GPUS];
@@ -425,10 +431,11 @@ static enum rl_result spec_replay_all(struct rl_ctx *ctx,
 		rl_error(ctx, "option %s", err);
 		return RL_FAIL;
 	}
-	for (size_t i = 0; i < cfg->gpus.n && n < SPEC_MAX_GPUS; i++)
+	for (size_t i = 0; i < cfg->gpus.n && n < SPEC_MAX_GPUS && !as_recorded;
+	     i++)
 		n += replay_job_gpus(cfg->gpus.v[i], NULL, idx + n,
 				     SPEC_MAX_GPUS - n);
-	if (cfg->gpus.n == 0)
+	if (cfg->gpus.n == 0 && !as_recorded)
 		n = replay_job_gpus(getenv("SLURM_JOB_GPUS"),
 				    getenv("CUDA_VISIBLE_DEVICES"), idx,
 				    SPEC_MAX_GPUS);
@@ -439,7 +446,7 @@ static enum rl_result spec_replay_all(struct rl_ctx *ctx,
 		const struct benchio_line *a = attrs[j % nattr];
 		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
 					 benchio_get(a, "gpu"),
-					 base_name(cfg->attributes) };
+					 base_name(cfg->attributes), as_recorded };
 		struct spec_replay rp = { &rg, &rules };
 
 		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],
@@ -493,6 +500,12 @@ static enum rl_result spec_run(struct rl_ctx *ctx, const void *config,
 	int rc;
 
 	(void)state;
+	if (cfg->replay_as && strcmp(cfg->replay_as, "job") &&
+	    strcmp(cfg->replay_as, "recorded")) {
+		rl_error(ctx, "option 'replay_as': '%s' is neither 'job' nor "
+			 "'recorded'", cfg->replay_as);
+		return RL_FAIL;
+	}
 	if (cfg->perturb.n && !cfg->attributes) {
 		rl_error(ctx, "option 'perturb' needs option 'attributes': only "
 			 "replayed GPUs are perturbed");

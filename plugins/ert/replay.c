@@ -241,6 +241,10 @@ size_t replay_job_gpus(const char *slurm_job_gpus, const char *cuda_visible,
 
 void replay_uuid(const struct replay_gpu *g, char *buf, size_t size)
 {
+	if (g->as_recorded) {
+		snprintf(buf, size, "%s", g->recorded_uuid ? g->recorded_uuid : "?");
+		return;
+	}
 	snprintf(buf, size, "GPU-replay-%s-%ld-of-%s", g->node ? g->node : "?",
 		 g->index, g->recorded_uuid ? g->recorded_uuid : "?");
 }

@@ -14,7 +14,10 @@
  *     replay of RECORDED_UUID (FILE gpu I); perturbed: RULE[; RULE...]
  *
  * the second naming, as written, every rule that changed that record.  Real
- * measurements carry no `synthetic` field.
+ * measurements carry no `synthetic` field.  With option `replay_as:
+ * recorded` the recording's GPUs are replayed as themselves instead (their
+ * indexes and UUIDs, still labelled): a recording of one GPU's ceilings and
+ * kernels analysed together, wherever its jobs ran.
  *
  * A perturbation rule (one item of option `perturb`):
  *
@@ -93,9 +96,14 @@ struct replay_gpu {
 	const char *recorded_uuid;  /* the recording's (borrowed) */
 	const char *recorded_index;
 	const char *recording;      /* the recording's file name (borrowed) */
+	int as_recorded;            /* keep the recorded UUID (replay_as:
+				       recorded): the recording's own GPU */
 };
 
-/* "GPU-replay-NODE-INDEX-of-RECORDED_UUID" into buf (truncated to fit). */
+/*
+ * "GPU-replay-NODE-INDEX-of-RECORDED_UUID" into buf (truncated to fit); the
+ * recorded UUID itself when g->as_recorded.
+ */
 void replay_uuid(const struct replay_gpu *g, char *buf, size_t size);
 
 /*

@@ -98,6 +98,10 @@ static int take_point(struct gp_chart *c, const char *step, const struct rl_fiel
 		return 0;
 	}
 	pt.is_all = !inv || strcmp(inv, "all") == 0;
+	if (!gp_text_parse_num(rl_field_get(f, "flops"), &pt.flops) ||
+	    !gp_text_parse_num(rl_field_get(f, "alpha"), &pt.alpha) ||
+	    !gp_text_parse_num(rl_field_get(f, "partial_fma_gflops"), &pt.partial))
+		pt.flops = pt.alpha = pt.partial = 0;
 	pt.primary = rl_field_get(f, "primary") ? strcmp(rl_field_get(f, "primary"), "1") == 0 : -1;
 	pt.roof[0] = pt.roof[1] = NONE;
 	if (rl_field_get(f, "compute_ceiling"))
@@ -422,10 +426,66 @@ static void draw_by_name(struct gp_chart *c)
 			draw_first(c, bw[l]);
 }
 
+static void choose_roofs(struct gp_chart *c);
+
+/* The `partial_fma` option: the partial-FMA ceiling (peak x (1 + alpha) / 2,
+ * the hierarchical plugin's partial_fma_gflops) of the CUDA-core point with
+ * the most FLOPs in the series that gives the roofs, added as a roof of that
+ * series named for its precision and alpha.  Returns the name (owned by the
+ * roof), or NULL.  Runs before any roof is drawn: c->roofs may move. */
+static const char *add_partial_fma(struct gp_chart *c)
+{
+	static const char *const title[] = { "FP64", "FP32", "FP16" };
+	const struct gp_point *best = NULL;
+	struct gp_roof r = { 0 };
+	char name[64];
+	size_t s;
+	void *v;
+
+	s = c->nroofs ? c->roofs[c->nroofs - 1].series : NONE;
+	for (size_t i = 0; s != NONE && i < c->npts; i++) {
+		const struct gp_point *p = &c->pts[i];
+
+		if (p->series == s && p->prec >= GP_FP64 && p->prec <= GP_FP16 &&
+		    p->partial > 0 && (!best || p->flops > best->flops))
+			best = p;
+	}
+	if (!best) {
+		rl_warn(c->ctx, "partial_fma: no CUDA-core point with partial_fma_gflops "
+			"in the series that gives the roofs");
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%s partial FMA (alpha %.2f)", title[best->prec], best->alpha);
+	r.name = strdup(name);
+	r.unit = strdup("FLOP/s");
+	r.compute = r.empirical = 1;
+	r.series = s;
+	r.value = best->partial * 1e9;
+	v = r.name && r.unit ? push(c->roofs, &c->nroofs, &c->cap_roofs, sizeof(r), &r) : NULL;
+	if (!v) {
+		free(r.name);
+		free(r.unit);
+		rl_warn(c->ctx, "partial_fma: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	c->roofs = v;
+	return c->roofs[c->nroofs - 1].name;
+}
+
 /* The `ceilings` option; or the roofs the points name (else by precision
  * and level), with the CUDA-core FMA ceiling beside tensor work and the
- * no-FMA ceilings when at most two precisions show. */
+ * no-FMA ceilings when at most two precisions show; and the partial-FMA
+ * ceiling when asked for. */
 void gp_chart_choose_roofs(struct gp_chart *c)
+{
+	const char *partial = c->cfg->partial_fma ? add_partial_fma(c) : NULL;
+
+	choose_roofs(c);
+	if (partial)
+		draw_roof(c, partial);
+}
+
+static void choose_roofs(struct gp_chart *c)
 {
 	static const char *const add[] = { "fp64_add", "fp32_add", "fp16_add" };
 	static const char *const tensor_base[] = { /* tc_fp64 ... tc_fp8 */

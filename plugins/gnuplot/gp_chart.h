@@ -23,7 +23,7 @@ struct gp_config {
 	struct rl_strlist formats, precisions, levels, ceilings, labels;
 	char *mode, *title, *kernel;
 	long width, height, name_max, timeout_s;
-	int arrows, per_invocation;
+	int arrows, per_invocation, partial_fma;
 	double xmin, xmax, ymin, ymax;
 };
 
@@ -54,6 +54,7 @@ struct gp_point {
 	int prec, level, is_all;
 	int primary; /* the point's `primary` field: 1, 0, or -1 when absent */
 	double ai, gflops;
+	double flops, alpha, partial; /* 0 when the point lacks them */
 };
 struct gp_entry { size_t name; int prec; }; /* one key number: a kernel at a precision */
 struct gp_roof {

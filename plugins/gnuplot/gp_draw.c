@@ -158,7 +158,7 @@ static void write_points(const struct draw *d, FILE *f)
 
 static bool is_dashed(const struct gp_roof *r)
 {
-	return r->compute && strstr(r->name, "_add") != NULL;
+	return r->compute && (strstr(r->name, "_add") || strstr(r->name, "partial FMA"));
 }
 
 /* base.roofs.dat: block 0 the solid roofs, block 1 the dashed (no-FMA):
@@ -190,10 +190,25 @@ static void write_roofs(const struct draw *d, FILE *f)
 	}
 }
 
-/* base.arrows.dat: from each point to its kernel's point in the next series. */
+/* True when every series shows one entry (a kernel at a precision): the
+ * versions of one code, each its own kernel (gpp_v1 ... gpp_v8), are then
+ * joined in series order whatever their names. */
+static int one_entry_each(const struct gp_chart *c)
+{
+	for (size_t i = 0; i < c->npts; i++)
+		for (size_t j = i + 1; j < c->npts; j++)
+			if (c->pts[i].series == c->pts[j].series &&
+			    c->pts[i].entry != c->pts[j].entry)
+				return 0;
+	return 1;
+}
+
+/* base.arrows.dat: from each point to its kernel's point in the next series
+ * (to the next series' point at the same level when each series has one). */
 static void write_arrows(const struct draw *d, FILE *f)
 {
 	const struct gp_chart *c = d->c;
+	int any = one_entry_each(c);
 
 	fputs("NaN NaN 0 0\n", f);
 	for (size_t i = 0; i < c->npts; i++) {
@@ -202,7 +217,7 @@ static void write_arrows(const struct draw *d, FILE *f)
 		for (size_t j = 0; j < c->npts; j++) {
 			const struct gp_point *q = &c->pts[j];
 
-			if (q->entry == p->entry && q->level == p->level &&
+			if ((any || q->entry == p->entry) && q->level == p->level &&
 			    c->rank[q->series] > c->rank[p->series] &&
 			    (!next || c->rank[q->series] < c->rank[next->series]))
 				next = q;

@@ -251,6 +251,8 @@ static void common_fields(struct job *j, const struct rlm_kernel *k,
 	fb_str(b, "cc", *k->cc ? k->cc : g->cc);
 	if ((prec == P_FP16 || prec == P_ALL) && kp->caveat_hfma)
 		fb_str(b, "caveat", "hfma2.mma");
+	if (kp->tensor_uncounted)
+		fb_str(b, "tensor_uncounted", kp->uncounted);
 }
 
 /* The points of one precision of a sample, one per level. */
@@ -318,3 +320,30 @@ int points_emit_sample(struct job *j, const struct rlm_kernel *k,
 	return rc;
 }
 
+
+int points_emit_uncounted(struct job *j, const struct rlm_kernel *k)
+{
+	const struct kplan *kp = &j->kplan[k->index];
+	const struct rlm_gpu *g = &j->gpus.v[kp->gpu];
+	const struct rlm_sample *s = &k->s;
+	struct fb b;
+
+	fb_init(&b);
+	fb_str(&b, "kernel", k->kernel);
+	fb_str(&b, "invocation", "all");
+	fb_num(&b, "invocations", (double)s->n);
+	fb_str(&b, "precision", "tensor");
+	fb_str(&b, "level", "none");
+	fb_num(&b, "time_s", s->time_s);
+	fb_str(&b, "verdict", "incomplete");
+	fb_str(&b, "primary", "1");
+	fb_str(&b, "byte_definition", j->st->bytes_ncu ? "ncu" : "nersc");
+	fb_str(&b, "gpu_name", *k->gpu_name ? k->gpu_name : g->name);
+	fb_str(&b, "gpu_uuid", g->uuid);
+	fb_str(&b, "gpu_index", *k->gpu_index ? k->gpu_index : g->index);
+	fb_str(&b, "node", *k->node ? k->node : g->node);
+	fb_str(&b, "cc", *k->cc ? k->cc : g->cc);
+	fb_str(&b, "tensor_uncounted", kp->uncounted);
+	j->n_points++;
+	return rl_emit(j->ctx, "point", b.f);
+}

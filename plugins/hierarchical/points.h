@@ -73,6 +73,10 @@ struct kplan {
 	bool caveat_hfma;
 	bool incomplete;              /* a selected precision lacks a metric:
 	                                 no combined point */
+	char uncounted[64];           /* tensor datapaths of its GPU left out
+	                                 ("fp16,tf32"): when the kernel did
+	                                 tensor work, its points say so */
+	bool tensor_uncounted;
 };
 
 struct step_node {
@@ -133,5 +137,13 @@ int points_emit_roofs(struct job *j);
  */
 int points_emit_sample(struct job *j, const struct rlm_kernel *k,
 		       const struct rlm_sample *s, const char *invocation);
+
+/*
+ * A kernel with uncounted tensor work and no point at all (no counted FLOPs)
+ * still gets one record, so that it is never silently absent: a `point` of
+ * precision `tensor`, level `none`, verdict `incomplete`, primary, with its
+ * time, GPU and `tensor_uncounted`.  0 or rl_emit's -errno.
+ */
+int points_emit_uncounted(struct job *j, const struct rlm_kernel *k);
 
 #endif

@@ -111,6 +111,9 @@ int argv_build(struct argv_buf *a, const struct ncu_config *cfg,
 	if (!err && cfg->nvtx_include)
 		err = argv_add(a, "--nvtx") || argv_add(a, "--nvtx-include") ? -ENOMEM :
 		      argv_add(a, cfg->nvtx_include);
+	/* The plugin masked every other GPU (CUDA_VISIBLE_DEVICES): ours is 0. */
+	if (!err && cfg->device >= 0)
+		err = argv_add(a, "--devices") || argv_add(a, "0") ? -ENOMEM : 0;
 	err = err ? err : argv_add(a, "--log-file");
 	err = err ? err : argv_add(a, log_path);
 	err = err ? err : argv_add(a, "--");

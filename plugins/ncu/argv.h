@@ -29,6 +29,7 @@ struct ncu_config {
 	char *arch;
 	char *ncu;
 	struct rl_strlist extra;
+	long device;    /* -1: the GPUs as given; else one of them (gpus.h) */
 };
 
 struct argv_buf {

@@ -81,6 +81,17 @@ job=$(sql "select substring(e.detail from 'Slurm job ([0-9]+)') from step_events
 wait_for "! squeue -h -j $job 2>/dev/null | grep -q ." 30
 is "$(squeue -h -j "$job" 2>/dev/null)" "" "its Slurm job $job is gone"
 
+# ---- 3. a job ended by a signal says which (the node cases: fanout.t) ---------
+yaml aborts 'name: aborts
+slurm: { partition: gpu }
+steps:
+  - { id: job, plugin: smoke, with: { crash: true } }'
+run=$(submit_as alice "$TEST_TMP/aborts.yaml")
+wait_run "$run" 60
+like "$(sql "select error from steps where run_id = $run")" \
+	"^Slurm job [0-9]+ ended FAILED on [a-z0-9-]+, killed by signal $(kill -l ABRT 2>/dev/null || echo 6) \(SIGABRT\) without an exit record" \
+	"a job that died of SIGABRT names the signal and its node"
+
 # ---- 3. a step that cannot run is told why, and gives up at its limit ---------
 # every node of the partition drained: the job can only wait
 nodes=$(sinfo -h -p gpu -o "%N" | head -1)

@@ -13,12 +13,7 @@ F=$ROOT/tests/fixtures
 for f in "$F/ert/h100-quick.tsv" "$F/ncu/kernel_abc.raw.csv"; do
 	cp "$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$(basename "$f")"
 done
-# The replayed ceilings and the imported profile on one node, so that the
-# analysis finds the kernels' GPU (the cluster has several nodes).
-node1=$(sinfo -h -N -p gpu -o '%N' | sort | head -1)
-sed -E "s|^(slurm: \{ .*) \}\$|\1, nodes: [$node1] }|" "$ROOT/pipelines/kernel-abc-replay.yaml" >"$TEST_TMP/kernel-abc-replay.yaml"
-chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
-like "$(grep '^slurm:' "$TEST_TMP/kernel-abc-replay.yaml")" "nodes: \[$node1\] \}\$" "the pipeline pinned to $node1"
+cp "$ROOT/pipelines/kernel-abc-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/kernel-abc-replay.yaml"
 out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-quick.tsv" --attach "$TEST_TMP/kernel_abc.raw.csv" \
 	"$TEST_TMP/kernel-abc-replay.yaml" 2>&1)
 is "$?" 0 "the replay pipeline succeeded"
@@ -35,12 +30,15 @@ like "$(sql "select count(*) from ceilings where run_id = $run and method = 'emp
 ok "at least the $n_rec recorded figures are stored" test "$(sql "select count(*) from ceilings where run_id = $run and method = 'empirical'")" -ge "$n_rec"
 is "$(sql "select count(*) from ceilings where run_id = $run and method = 'theoretical' and name = 'fp64_fma' and value = 132 * 128 * 1980e6")" 1 \
 	"theoretical fp64_fma = 132 SMs x 128 FLOP/clk x 1980 MHz"
-rec_uuid=$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")
-like "$rec_uuid" '^GPU-' "the recording's UUID read ($rec_uuid)"
-is "$(sql "select count(*) || ' ' || count(*) filter (where gpu_uuid = 'GPU-replay-' || node || '-' || gpu_index || '-of-$rec_uuid' and synthetic like 'replay of $rec_uuid %') from ceilings where run_id = $run")" \
-	"$(sql "select count(*) from ceilings where run_id = $run") $(sql "select count(*) from ceilings where run_id = $run")" \
-	"ceilings carry the replayed GPU's UUID (naming the recorded one) and say they are a replay"
-is "$(sql "select count(distinct node) from ceilings where run_id = $run")" 1 "and the node"
+is "$(sql "select distinct gpu_uuid from ceilings where run_id = $run")" \
+	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")" \
+	"ceilings carry the GPU's UUID"
+is "$(sql "select count(*) from ceilings where run_id = $run and synthetic is distinct from 'replay of ' || gpu_uuid || ' (h100-quick.tsv gpu 0)'")" 0 \
+	"each labelled a replay of the recorded GPU (replay_as: recorded)"
+# spec and ert are two Slurm jobs, maybe on two nodes: each row names one.
+nodes_re="^($(sinfo -h -N -o %N | paste -sd'|'))\$"
+is "$(sql "select count(*) from ceilings where run_id = $run and node ~ '$nodes_re'")" \
+	"$(sql "select count(*) from ceilings where run_id = $run")" "and the node that measured it, a node of the cluster"
 
 # -- kernel profiles: the recording's rows, read with perl
 csv_value() { # csv_value KERNEL_PREFIX METRIC
@@ -82,6 +80,36 @@ chart=$(sql "select fields->>'file' from step_records r join steps s on s.id = r
 dir=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
 ok "the PNG chart exists ($dir/$chart)" test -s "$dir/$chart"
 is "$(head -c 4 "$dir/$chart" | od -An -c | tr -d ' ')" "211PNG" "and is a PNG"
+
+# -- tensor cores (tests/fixtures/tensor): the recorded default-set captures
+# of a cuBLAS BF16 GEMM, an FP16 GEMM (a datapath that set leaves out) and a
+# bf16 wmma + FFMA kernel, with ERT on the GEMMs' H100
+T=$F/tensor
+for f in ert-raw.tsv gemm-bf16.ncu.csv gemm-fp16.ncu.csv mixed-bf16.ncu.csv; do
+	cp "$T/$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$f"
+done
+cp "$ROOT/pipelines/tensor-gemm-replay.yaml" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/tensor-gemm-replay.yaml"
+out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/ert-raw.tsv" \
+	--attach "$TEST_TMP/gemm-bf16.ncu.csv" --attach "$TEST_TMP/gemm-fp16.ncu.csv" \
+	--attach "$TEST_TMP/mixed-bf16.ncu.csv" "$TEST_TMP/tensor-gemm-replay.yaml" 2>&1)
+is "$?" 0 "the tensor replay pipeline succeeded"
+trun=$(head -1 <<<"$out")
+# 2 m n k from the program's own line, next to the recording
+mnk=$(perl -ne 'printf "%.0f\n", 2 * $1 * $2 * $3 if /m=(\d+) n=(\d+) k=(\d+)/' "$T/gemm-bf16.program.txt")
+like "$mnk" '^[0-9]+$' "the GEMM's size is read here ($mnk FLOPs)"
+got=$(sql "select flops from points where run_id = $trun and kernel like 'nvjet_sm90_tss%' and precision = 'tc_bf16' and level = 'dram' and invocation = 'all'")
+ok "the BF16 GEMM's tensor FLOPs are 2 m n k within 1 % ($got)" \
+	awk -v a="$got" -v b="$mnk" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.01 * b) }'
+is "$(sql "select precision || ':' || bound_ceiling || ':' || tensor_uncounted from roofline_points where run_id = $trun and kernel like 'nvjet_sm90_tss%'")" \
+	"tc_bf16:tc_bf16:fp16,tf32,fp8,int8" "its primary point is the BF16 tensor one, flagged for the datapaths not collected"
+is "$(sql "select precision || ':' || verdict || ':' || tensor_uncounted from roofline_points where run_id = $trun and kernel like 'nvjet_sm90_hss%'")" \
+	"tensor:incomplete:fp16,tf32,fp8,int8" "the FP16 GEMM, counted by no default datapath, is there and incomplete"
+is "$(sql "select string_agg(precision || '@' || bound_ceiling, ',' order by precision) from points where run_id = $trun and kernel like '%tensor_mixed%' and level = 'dram' and invocation = 'all' and precision <> 'all'")" \
+	"fp32@fp32_fma,tc_bf16@tc_bf16" "the mixed kernel's CUDA-core and tensor points stand apart, each under its own roof"
+out=$(as alice "$BIN/roofline" show "$trun")
+like "$out" "nvjet_sm90_hss.*incomplete INCOMPLETE: tensor fp16,tf32,fp8,int8" "roofline show marks the point incomplete"
+like "$out" "INCOMPLETE: 3 kernels ran tensor-core instructions" "and says why"
+like "$(as alice "$BIN/roofline" show --csv "$trun" | head -1)" ",tensor_uncounted,step$" "the CSV has the column (and the step last)"
 
 # -- the CLI's chart and history, from the database, as alice
 mkdir -p "$TEST_TMP/plot" && chown alice "$TEST_TMP/plot"

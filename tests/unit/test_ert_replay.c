@@ -143,7 +143,7 @@ static void test_job_gpus(void **state)
 
 static void test_uuid_and_label(void **state)
 {
-	struct replay_gpu g = { "rl-node2", 1, "GPU-d44e", "0", "h100.tsv" };
+	struct replay_gpu g = { "rl-node2", 1, "GPU-d44e", "0", "h100.tsv", 0 };
 	struct replay_rules rules;
 	struct benchio_rec in, out;
 	unsigned long changed = 0;
@@ -152,6 +152,10 @@ static void test_uuid_and_label(void **state)
 	(void)state;
 	replay_uuid(&g, buf, sizeof(buf));
 	assert_string_equal(buf, "GPU-replay-rl-node2-1-of-GPU-d44e");
+	g.as_recorded = 1;
+	replay_uuid(&g, buf, sizeof(buf));
+	assert_string_equal(buf, "GPU-d44e");
+	g.as_recorded = 0;
 
 	parse_ok("rl-node2/1 hbm_triad -12%", &rules);
 	benchio_rec_init(&in);
@@ -355,6 +359,30 @@ static void test_every_job_gpu(void **state)
 	free(ceiling_of(f, "3", "l2"));
 }
 
+/* replay_as: recorded - the recording's GPU as itself, still labelled */
+static void test_replay_as_recorded(void **state)
+{
+	struct fixture *f = *state;
+	char *a;
+
+	f->cfg.replay_as = "recorded";
+	assert_int_equal(run_on(f, "rl-node2", NULL, 0), RL_OK);
+	a = ceiling_of(f, "0", "fp64_fma");
+	assert_string_equal(stub_host_get(a, "gpu_uuid"), uuid_of_recording());
+	assert_non_null(strstr(stub_host_get(a, "synthetic"), "replay of "));
+	free(a);
+	/* one GPU, as recorded, though the job has two */
+	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
+		a = stub_host_record(&f->h, "ceiling", i);
+		assert_string_equal(stub_host_get(a, "gpu_index"), "0");
+		free(a);
+	}
+	f->cfg.replay_as = "node";
+	assert_int_equal((int)run_on(f, "rl-node2", NULL, 0), -1);
+	assert_non_null(strstr(f->h.log.buf, "'node' is neither 'job' nor "
+					     "'recorded'"));
+}
+
 static char *fleet_rules[] = {
 	"rl-node2/1 hbm_triad -12%",
 	"rl-node3/0 fp64_fma sm_clock=1410",
@@ -442,6 +470,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_every_job_gpu, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_perturbations, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replay_as_recorded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_perturb_needs_replay, setup,
 						teardown),

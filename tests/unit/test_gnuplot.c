@@ -327,13 +327,15 @@ static void test_fifty_kernels(void **state)
 	free(svg);
 }
 
-/* The GPP versions of the SC20 talk on one chart, arrows between them. */
+/* The GPP versions of the SC20 talk on one chart (the hierarchical plugin's
+ * records of the H100 recordings, tests/fixtures/gpp): eight kernels, one per
+ * series, joined by arrows in series order. */
 static void test_compare_gpp(void **state)
 {
 	struct world *w = *state;
 	static const char *const want[] = {
 		"v1 baseline", "v8 shared memory", "Roofline comparison of 8 runs",
-		"FP64 FMA 7.07 TFLOP/s", "HBM 829 GB/s", NULL };
+		"FP64 FMA 33.6 TFLOP/s", "FP64 no-FMA 16.8 TFLOP/s", "HBM read 3.09 TB/s", NULL };
 	static const char *const labels[] = { "v1 baseline", "v2 rcp", "v3 pow2", "v4 rcp+pow2",
 		"v5 loop order", "v6 occupancy", "v7 cache blocking", "v8 shared memory" };
 	static char paths[8][64], steps[8][16];
@@ -356,6 +358,44 @@ static void test_compare_gpp(void **state)
 	arrows = slurp(w, "compare.arrows.dat", NULL);
 	assert_int_equal(count_lines(arrows, ""), 1 + 7 * 3); /* a placeholder, v1->v2 ... v7->v8 at 3 levels */
 	free(arrows);
+}
+
+/* partial_fma: the partial-FMA ceiling of the last series' kernel (v8:
+ * alpha 0.551, 33.6 TFLOP/s x 1.551 / 2 = 26.1 TFLOP/s), dashed like the
+ * no-FMA ceiling; without a partial_fma_gflops field, a warning and none. */
+static void test_partial_fma(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = { "FP64 partial FMA (alpha 0.55) 26.1 TFLOP/s",
+		"FP64 FMA 33.6 TFLOP/s", NULL };
+	char *svg;
+
+	NEED_GNUPLOT();
+	input(w, "v1", FIX "/gpp-v1.records.tsv");
+	input(w, "v8", FIX "/gpp-v8.records.tsv");
+	set(w, "partial_fma", "true");
+	set(w, "formats", "svg");
+	assert_int_equal(run(w), RL_OK);
+	assert_svg_has(w, "compare.svg", want);
+	svg = slurp(w, "compare.svg", NULL);
+	assert_null(strstr(svg, "alpha 0.63")); /* v1's, not drawn */
+	free(svg);
+}
+
+static void test_partial_fma_missing(void **state)
+{
+	struct world *w = *state;
+	char *svg;
+
+	NEED_GNUPLOT();
+	input(w, "profile", FIX "/many-kernels.records.tsv");
+	set(w, "partial_fma", "true");
+	set(w, "formats", "svg");
+	assert_int_equal(run(w), RL_OK);
+	assert_non_null(strstr(w->h.log.buf, "partial_fma: no CUDA-core point"));
+	svg = slurp(w, "roofline.svg", NULL);
+	assert_null(strstr(svg, "partial FMA"));
+	free(svg);
 }
 
 /* Without labels, the step ids name the series; arrows can be turned off. */
@@ -646,6 +686,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tensor_dgemm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifty_kernels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_gpp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partial_fma, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partial_fma_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_injection_roofline, setup, teardown),

@@ -36,6 +36,11 @@
 #define DGEMM "tests/fixtures/analysis/dgemm.records.tsv"
 #define NA_DRAM "tests/fixtures/analysis/kernel_abc.na-dram.records.tsv"
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
+/* tests/fixtures/tensor: the ncu plugin through roofline-job on an H100, and
+ * ert on the same GPU (ERT_T: the GEMMs' GPU; ERT_T2: mixed-bf16's). */
+#define TENSOR(f) "tests/fixtures/tensor/" f
+#define ERT_T TENSOR("ert.records.tsv")
+#define ERT_T2 TENSOR("ert-2.records.tsv")
 #define KA "kernel_A("
 #define KB "kernel_B("
 #define KC "kernel_C("
@@ -678,6 +683,218 @@ static void test_tensor(void **state)
 	assert_string_equal(get(p, "role"), "peak");
 }
 
+/* A number the program printed, "key=value" in its output. */
+static double printed(const char *file, const char *key)
+{
+	char *text = slurp(file), pat[64], *p;
+	double v;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(text, pat);
+	assert_non_null(p);
+	v = strtod(p + strlen(pat), NULL);
+	free(text);
+	return v;
+}
+
+#define assert_within_pct(a, b, pct) do { double a_ = (a), b_ = (b); \
+	if (!(fabs(a_ - b_) <= (pct) / 100.0 * fabs(b_))) \
+		fail_msg("%s = %.17g, want %s = %.17g within %g %%", #a, a_, #b, b_, \
+			 (double)(pct)); } while (0)
+
+/* 2 m n k of the GEMM the program says it ran. */
+static double gemm_flops(const char *program)
+{
+	return 2 * printed(program, "m") * printed(program, "n") * printed(program, "k");
+}
+
+/*
+ * cuBLAS GEMMs, m = n = k = 4096, each through the ncu plugin with the
+ * default set of the committed table: BF16 is counted (2 m n k within 1 %),
+ * the other datapaths are not and the points say so (tensor_uncounted), or
+ * a kernel with no counted FLOPs at all gets an `incomplete` point.
+ */
+static void test_tensor_gemm(void **state)
+{
+	struct world *w = *state;
+	const char *left_out = "fp16,tf32,fp8,int8";
+	char *p;
+
+	input(w, "ceilings", ERT_T);
+	input(w, "profile", TENSOR("gemm-bf16.records.tsv"));
+	input(w, "profile2", TENSOR("gemm-fp16.records.tsv"));
+	input(w, "profile3", TENSOR("gemm-int8.records.tsv"));
+	input(w, "profile4", TENSOR("gemm-tf32.records.tsv"));
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	p = point(w, "nvjet_sm90_tss", "tc_bf16", "dram");
+	assert_within_pct(num(p, "flops"), gemm_flops(TENSOR("gemm-bf16.program.txt")), 1);
+	assert_close(num(p, "flops"), raw(TENSOR("gemm-bf16.records.tsv"), "nvjet",
+					  "sm__ops_path_tensor_src_bf16_dst_fp32.sum"));
+	assert_string_equal(get(p, "compute_ceiling"), "tc_bf16");
+	assert_close(num(p, "compute_gflops") * 1e9, ceiling(ERT_T, "tc_bf16"));
+	assert_string_equal(get(p, "primary"), "1");
+	assert_string_equal(get(p, "tensor_uncounted"), left_out);
+	assert_true(logged(w, "tensor datapaths fp16,tf32,fp8,int8 were not counted"));
+	/* FP16 and INT8: nothing counted, never silently absent */
+	assert_int_equal(count(w, "point", "kernel", "nvjet_sm90_hss", NULL, NULL), 1);
+	p = find(w, "point", 0, "kernel", "nvjet_sm90_hss", NULL, NULL, NULL, NULL);
+	assert_string_equal(get(p, "precision"), "tensor");
+	assert_string_equal(get(p, "level"), "none");
+	assert_string_equal(get(p, "verdict"), "incomplete");
+	assert_string_equal(get(p, "primary"), "1");
+	assert_string_equal(get(p, "tensor_uncounted"), left_out);
+	assert_null(get(p, "flops"));
+	assert_close(num(p, "time_s"), raw(TENSOR("gemm-fp16.records.tsv"), "nvjet",
+					   "gpu__time_duration.sum") * 1e-9);
+	/* TF32 and INT8: only their FP32 epilogues are counted, and flagged */
+	p = point(w, "sm90_xmma_gemm_f32f32_tf32", "fp32", "dram");
+	assert_string_equal(get(p, "primary"), "1");
+	assert_string_equal(get(p, "tensor_uncounted"), left_out);
+	assert_int_equal(count(w, "point", "kernel", "sm90_xmma_gemm_f32f32_tf32", "precision",
+			       "tc_"), 0);
+	p = point(w, "sm90_xmma_gemm_i8i32", "fp32", "dram");
+	assert_string_equal(get(p, "primary"), "1");
+	assert_string_equal(get(p, "tensor_uncounted"), left_out);
+	assert_int_equal(count(w, "point", "kernel", "sm90_xmma_gemm_i8i32", "precision",
+			       "tc_"), 0);
+}
+
+/* extra: [all] (9 passes): the FP16 GEMM counted, 2 m n k, nothing flagged. */
+static void test_tensor_gemm_all(void **state)
+{
+	struct world *w = *state;
+	char *p;
+
+	input(w, "ceilings", ERT_T);
+	input(w, "profile", TENSOR("gemm-fp16-all.records.tsv"));
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	p = point(w, "nvjet_sm90_hss", "tc_fp16", "dram");
+	assert_within_pct(num(p, "flops"), gemm_flops(TENSOR("gemm-fp16-all.program.txt")), 1);
+	assert_string_equal(get(p, "compute_ceiling"), "tc_fp16");
+	assert_null(get(p, "tensor_uncounted"));
+	assert_false(logged(w, "were not counted"));
+}
+
+/*
+ * One kernel doing tensor (wmma) and CUDA-core (FFMA) work: two points, each
+ * against its own roof, with the FLOPs the program's parameters give.
+ */
+static void check_mixed(struct world *w, const char *records, const char *program,
+			const char *ert, const char *tc)
+{
+	double warps = printed(program, "blocks") * printed(program, "threads") / 32;
+	double tc_flops = 2.0 * 16 * 16 * 16 * printed(program, "mma_iters") * warps;
+	double ffma = 2.0 * 4 * printed(program, "ffma_iters") * warps * 32;
+	char *p, *q;
+
+	input(w, "ceilings", ert);
+	input(w, "profile", records);
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	p = point(w, "", tc, "dram");
+	assert_within_pct(num(p, "flops"), tc_flops, 1);
+	assert_close(num(p, "flops"), tc_flops); /* exact, in fact */
+	assert_string_equal(get(p, "compute_ceiling"), tc);
+	assert_close(num(p, "compute_gflops") * 1e9, ceiling(ert, tc));
+	assert_string_equal(get(p, "primary"), "1");
+	q = strdup(p);
+	p = point(w, "", "fp32", "dram");
+	assert_within_pct(num(p, "flops"), ffma, 0.1); /* + a few set-up FADD/FMUL */
+	assert_true(num(p, "flops") >= ffma);
+	assert_string_equal(get(p, "compute_ceiling"), "fp32_fma");
+	assert_close(num(p, "compute_gflops") * 1e9, ceiling(ert, "fp32_fma"));
+	assert_true(num(q, "compute_gflops") > 10 * num(p, "compute_gflops")); /* apart */
+	assert_close(num(p, "time_s"), num(q, "time_s")); /* one kernel */
+	free(q);
+}
+
+static void test_tensor_mixed(void **state)
+{
+	struct world *w = *state;
+	char *p;
+
+	/* bf16, the default set: both points, flagged for the other datapaths */
+	check_mixed(w, TENSOR("mixed-bf16.records.tsv"), TENSOR("mixed-bf16.program.txt"),
+		    ERT_T2, "tc_bf16");
+	p = point(w, "", "fp32", "dram");
+	assert_string_equal(get(p, "tensor_uncounted"), "fp16,tf32,fp8,int8");
+	/* fp16, extra: [all]: both points, complete */
+	reset(w);
+	stub_host_release(&w->h);
+	stub_host_init(&w->h, ".", "/nonexistent");
+	w->h.ctx.step_id = "roofline";
+	check_mixed(w, TENSOR("mixed-all.records.tsv"), TENSOR("mixed-all.program.txt"),
+		    ERT_T, "tc_fp16");
+	p = point(w, "", "fp32", "dram");
+	assert_null(get(p, "tensor_uncounted"));
+	/* fp16, the default set: the tensor point cannot be had, and is said so */
+	stub_host_release(&w->h);
+	stub_host_init(&w->h, ".", "/nonexistent");
+	w->h.ctx.step_id = "roofline";
+	input(w, "ceilings", ERT_T);
+	input(w, "profile", TENSOR("mixed.records.tsv"));
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	assert_int_equal(count(w, "point", "precision", "tc_", NULL, NULL), 0);
+	p = point(w, "", "fp32", "dram");
+	assert_string_equal(get(p, "tensor_uncounted"), "fp16,tf32,fp8,int8");
+}
+
+/*
+ * Whether a kernel did tensor work: tensor-pipe instructions less the
+ * HFMA2.MMA register moves (HFMA thread instructions / 32 when those are not
+ * counted).  kernel_C's 524,288 tensor-pipe instructions are all such moves
+ * (one HFMA2.MMA per warp): not flagged, although its capture (the 3-pass
+ * set) lacks five datapaths; DGEMM's DMMA instructions are: flagged.
+ */
+static void test_tensor_witness(void **state)
+{
+	struct world *w = *state;
+	double inst = raw(ABC, KC, "sm__inst_executed_pipe_tensor.sum");
+	double hfma = raw(ABC, KC, SASS("hfma"));
+	char *p;
+
+	assert_true(inst > 0);
+	assert_close(hfma / 32, inst);
+	input(w, "ceilings", ERT);
+	input(w, "profile", ABC);
+	input(w, "profile2", DGEMM);
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	p = point(w, KC, "fp64", "dram");
+	assert_null(get(p, "tensor_uncounted"));
+	p = point(w, KA, "fp64", "dram");
+	assert_null(get(p, "tensor_uncounted"));
+	p = point(w, "sm90_xmma_gemm", "tc_fp64", "dram");
+	assert_string_equal(get(p, "tensor_uncounted"), "fp16,bf16,tf32,fp8,int8");
+}
+
+/* Each kernel meets the ceilings of the GPU it ran on: same UUID. */
+static void test_tensor_uuid(void **state)
+{
+	struct world *w = *state;
+	char *p;
+
+	/* only another H100's ceilings: no pairing by name when UUIDs differ */
+	input(w, "ceilings", ERT_T2);
+	input(w, "profile", TENSOR("gemm-bf16.records.tsv"));
+	assert_int_equal(run_opts(w, NULL), RL_FAIL);
+	assert_true(logged(w, "no ceilings for GPU 0 'NVIDIA H100 80GB HBM3'"));
+	/* both GPUs' ceilings: each kernel takes its own GPU's */
+	stub_host_release(&w->h);
+	stub_host_init(&w->h, ".", "/nonexistent");
+	w->h.ctx.step_id = "roofline";
+	input(w, "ceilings", ERT_T2);
+	input(w, "ceilings2", ERT_T);
+	input(w, "profile", TENSOR("gemm-bf16.records.tsv"));
+	input(w, "profile2", TENSOR("mixed-bf16.records.tsv"));
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	p = point(w, "nvjet", "tc_bf16", "dram");
+	assert_string_equal(get(p, "gpu_uuid"), "GPU-5fea8746-c6b6-0783-8412-ebff582f2b45");
+	assert_close(num(p, "compute_gflops") * 1e9, ceiling(ERT_T, "tc_bf16"));
+	p = point(w, "void tensor_mixed", "tc_bf16", "dram");
+	assert_string_equal(get(p, "gpu_uuid"), "GPU-9283688e-c067-d3d8-a7b3-faee9694f366");
+	assert_close(num(p, "compute_gflops") * 1e9, ceiling(ERT_T2, "tc_bf16"));
+	assert_true(ceiling(ERT_T, "tc_bf16") != ceiling(ERT_T2, "tc_bf16"));
+}
+
 static void test_bad_options(void **state)
 {
 	struct world *w = *state;
@@ -706,6 +923,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_invocations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_ncu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tensor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tensor_gemm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tensor_gemm_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tensor_mixed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tensor_uuid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tensor_witness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	};
 

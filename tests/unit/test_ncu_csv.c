@@ -73,20 +73,26 @@ struct set {
 	size_t n;
 };
 
-static void load_set(struct set *s, const char *arch, const char *const *extra,
-		     size_t n_extra)
+static void load_set_from(struct set *s, const char *table, const char *arch,
+			  const char *const *extra, size_t n_extra)
 {
 	char err[NCU_TABLE_ERRLEN];
 	long n;
 	size_t i;
 
-	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &s->table, err,
-					sizeof(err)), 0);
+	assert_int_equal(ncu_table_load(table, &s->table, err, sizeof(err)), 0);
 	n = ncu_table_select(s->table, arch, extra, n_extra, &s->sel);
 	assert_true(n > 0 && n <= 64);
 	s->n = (size_t)n;
 	for (i = 0; i < s->n; i++)
 		s->names[i] = s->sel[i]->metric;
+}
+
+/* The table the captures of tests/fixtures/ncu were made with. */
+static void load_set(struct set *s, const char *arch, const char *const *extra,
+		     size_t n_extra)
+{
+	load_set_from(s, "tests/fixtures/ncu/ncu-metrics.recorded.tsv", arch, extra, n_extra);
 }
 
 static void free_set(struct set *s)
@@ -996,6 +1002,118 @@ static void test_table(void **state)
 	expect_table_error("# nothing\n", "m.tsv:", "no metric rows");
 }
 
+/*
+ * tests/fixtures/tensor: the ncu plugin's own log files on the H100 with the
+ * committed table's default set (21 metrics, 4 passes), the GEMM's tensor
+ * FLOPs against 2 m n k of the program's own line, and with extra: [all]
+ * (28 metrics, 9 passes) every datapath but the GEMM's own at 0.
+ */
+static void test_tensor_captures(void **state)
+{
+	static const struct { const char *name, *metric; } gemm[] = {
+		{ "gemm-bf16", "sm__ops_path_tensor_src_bf16_dst_fp32.sum" },
+		{ "gemm-fp16-all", "sm__ops_path_tensor_src_fp16.sum" },
+	};
+	static const char *const all[] = { "all" };
+	char file[128];
+	struct set s, full;
+	struct ncu_csv *t;
+
+	(void)state;
+	load_set_from(&s, "etc/ncu-metrics.tsv", "90", NULL, 0);
+	load_set_from(&full, "etc/ncu-metrics.tsv", "90", all, 1);
+	assert_int_equal(s.n, 21);
+	assert_int_equal(full.n, 28);
+	for (size_t g = 0; g < 2; g++) {
+		const struct set *set = g ? &full : &s;
+		char *prog, *p;
+		double m, n, k;
+
+		snprintf(file, sizeof(file), "../tensor/%s.ncu.csv", gemm[g].name);
+		t = parse_fixture(file, set);
+		assert_int_equal(t->n_launches, 1);
+		for (size_t i = 0; i < set->n; i++) /* every metric delivered */
+			assert_non_null(t->launches[0].values[i]);
+		assert_int_equal((long)val(t, set, 0, "profiler__replayer_passes"), g ? 9 : 4);
+		snprintf(file, sizeof(file), "../tensor/%s.program.txt", gemm[g].name);
+		prog = read_text(path_of(file));
+		p = strstr(prog, " m=");
+		assert_non_null(p);
+		assert_int_equal(sscanf(p, " m=%lf n=%lf k=%lf", &m, &n, &k), 3);
+		free(prog);
+		assert_true(fabs(val(t, set, 0, gemm[g].metric) - 2 * m * n * k) <=
+			    0.01 * 2 * m * n * k);
+		for (size_t i = 0; g && i < set->n; i++)
+			if (strstr(set->names[i], "sm__ops_path_tensor_src_") &&
+			    strcmp(set->names[i], gemm[g].metric) != 0)
+				assert_true(val(t, set, 0, set->names[i]) == 0);
+		ncu_csv_free(t);
+	}
+	free_set(&s);
+	free_set(&full);
+}
+
+/* A tensor datapath of several rows (parts), and what a selection leaves out. */
+static void test_table_parts(void **state)
+{
+	static const char text[] =
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp16.sum\ttensor_fp16\t1\textra\n"
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp32.sum\ttensor_fp16\t1\textra\n"
+		"80\tsm__ops_path_tensor_src_bf16_dst_fp32.sum\ttensor_bf16\t1\tdefault\n"
+		"80\tsm__ops_path_tensor_src_int8.sum\ttensor_int8\t1\textra\n"
+		"*\tdram__bytes.sum\tbytes_dram\t1\tdefault\n";
+	const struct ncu_table_row **sel;
+	const char *fp16[] = { "tensor_fp16" }, *all[] = { "all" };
+	char err[NCU_TABLE_ERRLEN], *buf = strdup(text), list[64];
+	struct ncu_table *t;
+	long n;
+
+	(void)state;
+	assert_int_equal(ncu_table_parse(buf, strlen(buf), "m.tsv", &t, err, sizeof(err)), 0);
+	n = ncu_table_select(t, "80", fp16, 1, &sel);
+	assert_int_equal(n, 4); /* both fp16 parts, bf16, DRAM */
+	assert_string_equal(sel[0]->metric, "sm__ops_path_tensor_src_fp16_dst_fp16.sum");
+	assert_string_equal(sel[1]->metric, "sm__ops_path_tensor_src_fp16_dst_fp32.sum");
+	free(sel);
+	assert_int_equal(ncu_table_datapaths(t, "80", NULL, 0, list, sizeof(list)), 2);
+	assert_string_equal(list, "fp16,int8");
+	assert_int_equal(ncu_table_datapaths(t, "80", fp16, 1, list, sizeof(list)), 1);
+	assert_string_equal(list, "int8");
+	assert_int_equal(ncu_table_datapaths(t, "80", all, 1, list, sizeof(list)), 0);
+	assert_string_equal(list, "");
+	assert_int_equal(ncu_table_datapaths(t, "90", NULL, 0, list, sizeof(list)), 0);
+	assert_true(ncu_table_is_datapath("tensor_fp8"));
+	assert_false(ncu_table_is_datapath("tensor_inst"));
+	ncu_table_free(t);
+	expect_table_error("80\ta__b.sum\ttensor_fp16\t1\tdefault\n80\tc__d.sum\ttensor_fp16\t1\textra\n",
+			   "m.tsv:2:1:", "the parts of a datapath share one set");
+	expect_table_error("80\ta__b.sum\ttensor_fp16\t1\tdefault\n80\ta__b.sum\ttensor_fp16\t1\tdefault\n",
+			   "m.tsv:2:1:", "metric 'a__b.sum' given twice for arch '80'");
+	expect_table_error("80\ta__b.sum\ttensor_inst\t1\tdefault\n80\tc__d.sum\ttensor_inst\t1\tdefault\n",
+			   "m.tsv:2:1:", "role 'tensor_inst' given twice");
+}
+
+/* The committed table: every arch's datapaths and which the default set leaves out. */
+static void test_table_committed(void **state)
+{
+	static const struct { const char *arch, *left_out; } want[] = {
+		{ "70", "" }, { "75", "int8" }, { "80", "fp16,tf32,int8" },
+		{ "86", "fp16,tf32,int8" }, { "89", "fp16,tf32,fp8,int8" },
+		{ "90", "fp16,tf32,fp8,int8" }, { "100", "fp16,tf32,fp8,int8" },
+		{ "120", "fp16,tf32,fp8,int8" },
+	};
+	char err[NCU_TABLE_ERRLEN], list[64];
+	struct ncu_table *t;
+
+	(void)state;
+	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &t, err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ncu_table_datapaths(t, want[i].arch, NULL, 0, list, sizeof(list));
+		assert_string_equal(list, want[i].left_out);
+	}
+	ncu_table_free(t);
+}
+
 static void test_units_and_cc(void **state)
 {
 	double d;
@@ -1047,6 +1165,9 @@ int main(void)
 		cmocka_unit_test(test_devices_synthetic),
 		cmocka_unit_test(test_device_record_cap),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_parts),
+		cmocka_unit_test(test_tensor_captures),
+		cmocka_unit_test(test_table_committed),
 		cmocka_unit_test(test_units_and_cc),
 	};
 

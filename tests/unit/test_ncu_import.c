@@ -36,7 +36,7 @@ static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
 
-	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
 	stub_host_init(&w->h, fixtures, "/nonexistent");
 	w->h.ctx.step_id = "import";
 	*state = w;

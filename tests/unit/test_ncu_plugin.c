@@ -116,8 +116,9 @@ static int setup(void **state)
 	unsetenv("FAKE_RC");
 	w->cmd_argv[0] = (char *)(uintptr_t)"kernel_abc";
 	w->cfg.command = (struct rl_strlist){ 1, w->cmd_argv };
-	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
 	w->cfg.arch = (char *)(uintptr_t)"90";
+	w->cfg.device = -1;
 	w->cfg.ncu = w->ncu;
 	stub_host_init(&w->h, w->run, w->out);
 	w->h.ctx.step_id = "profile";
@@ -397,6 +398,67 @@ static void test_arch_auto(void **state)
 	expect_fail(w, "set the option arch");
 }
 
+/*
+ * Several GPUs: device: N masks the others (CUDA_VISIBLE_DEVICES) and ncu
+ * profiles device 0 of the mask; every record carries the UUID that
+ * nvidia-smi gives for the PCI address ncu printed (the capture's H100 is at
+ * domain 0, bus 0, device 6).
+ */
+static void test_device_and_uuid(void **state)
+{
+	struct world *w = *state;
+	char smi[400], path[2048], *k, *dev, *sum;
+	struct gpus g;
+
+	snprintf(smi, sizeof(smi), "%s/nvidia-smi", w->bin);
+	write_script(smi, "#!/bin/sh\n"
+		     "echo '00000000:00:05.0, GPU-other'\n"
+		     "echo '00000000:00:06.0, GPU-11fa9a66-941c-7513-180f-6b368fa2307b'\n");
+	snprintf(path, sizeof(path), "%s:%s", w->bin, getenv("PATH"));
+	setenv("PATH", path, 1);
+	setenv("CUDA_VISIBLE_DEVICES", "GPU-aaaa,GPU-bbbb", 1);
+	unsetenv("CUDA_DEVICE_ORDER");
+	w->cfg.device = 1;
+	assert_int_equal(run_plugin(w), RL_OK);
+	assert_string_equal(getenv("CUDA_VISIBLE_DEVICES"), "GPU-bbbb");
+	assert_string_equal(getenv("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+	assert_non_null(strstr(read_all(w->args), "\n--devices\n0\n--log-file\n"));
+	dev = record(w, "device", 0);
+	k = record(w, "kernel", 2);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(dev, "gpu_uuid"), "GPU-11fa9a66-941c-7513-180f-6b368fa2307b");
+	assert_string_equal(get(k, "gpu_uuid"), "GPU-11fa9a66-941c-7513-180f-6b368fa2307b");
+	/* the recorded table's arch 90: only fp64 of the six is default */
+	assert_string_equal(get(k, "tensor_not_collected"), "fp16,bf16,tf32,fp8,int8");
+	assert_string_equal(get(sum, "tensor_not_collected"), "fp16,bf16,tf32,fp8,int8");
+	free(dev);
+	free(k);
+	free(sum);
+	/* a GPU the job does not have */
+	w->cfg.device = 2;
+	setenv("CUDA_VISIBLE_DEVICES", "GPU-aaaa,GPU-bbbb", 1);
+	w->h.n_records = 0;
+	expect_fail(w, "device: 2 is not a GPU of this job (CUDA_VISIBLE_DEVICES='GPU-aaaa,GPU-bbbb')");
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	unsetenv("CUDA_DEVICE_ORDER");
+
+	/* the parts alone */
+	assert_int_equal(gpus_parse_smi("00000000:19:00.0, GPU-a\nbad line\n0000:1A:00.0, GPU-b\n", &g), 2);
+	assert_int_equal(g.v[0].bus, 0x19);
+	assert_int_equal(g.v[1].bus, 0x1a);
+	assert_string_equal(g.v[1].uuid, "GPU-b");
+	{
+		char out[64];
+
+		assert_int_equal(gpus_pick(NULL, 3, out, sizeof(out)), 0);
+		assert_string_equal(out, "3");
+		assert_int_equal(gpus_pick("4,5,7", 2, out, sizeof(out)), 0);
+		assert_string_equal(out, "7");
+		assert_int_equal(gpus_pick("4,5,7", 3, out, sizeof(out)), -ERANGE);
+		assert_int_equal(gpus_pick("4", -1, out, sizeof(out)), -ERANGE);
+	}
+}
+
 static void test_init_errors(void **state)
 {
 	struct world *w = *state;
@@ -410,7 +472,7 @@ static void test_init_errors(void **state)
 	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/env.txt";
 	assert_true(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st) < 0);
 	assert_non_null(strstr(w->h.log.buf, "tests/fixtures/ncu/env.txt:1:"));
-	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
 	w->cfg.launch_skip = -1;
 	assert_int_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &st), -EINVAL);
 	w->cfg.launch_skip = 0;
@@ -433,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_kernels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_not_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arch_auto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_and_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_errors, setup, teardown),
 	};
 	const char *d = getenv("NCU_FIXTURES");

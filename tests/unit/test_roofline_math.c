@@ -121,6 +121,68 @@ static void test_number(void **state)
 	}
 }
 
+/* ---- tensor datapaths of several parts --------------------------------------- */
+
+/*
+ * sm_80's fp16 is two counters (fp16 and fp32 accumulators): the datapath is
+ * their sum, each times its own factor; present only when both are.  The
+ * values are made up: no such GPU here.
+ */
+static void test_parts(void **state)
+{
+	static const char text[] =
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp16.sum\ttensor_fp16\t1\textra\n"
+		"80\tsm__ops_path_tensor_src_fp16_dst_fp32.sum\ttensor_fp16\t2\textra\n"
+		"80\tsm__ops_path_tensor_src_bf16_dst_fp32.sum\ttensor_bf16\t1\tdefault\n"
+		"80\tsm__inst_executed_pipe_tensor.sum\ttensor_inst\t1\tdefault\n"
+		"*\tsm__sass_thread_inst_executed_op_hfma_pred_on.sum\tflop_hp_fma\t2\tdefault\n";
+	char err[NCU_TABLE_ERRLEN], *buf = strdup(text), list[64];
+	struct rlm_arch a = { 0 };
+	struct rlm_sample smp = { 0 };
+	struct ncu_table *t;
+	struct rlm_inv iv;
+	struct rl_field f[] = {
+		{ "sm__ops_path_tensor_src_fp16_dst_fp16.sum", "1000" },
+		{ "sm__ops_path_tensor_src_fp16_dst_fp32.sum", "300" },
+		{ "sm__inst_executed_pipe_tensor.sum", "64" },
+		{ "sm__sass_thread_inst_executed_op_hfma_pred_on.sum", "1024" },
+		{ "missing", "" }, { NULL, NULL },
+	};
+
+	(void)state;
+	assert_int_equal(ncu_table_parse(buf, strlen(buf), "m.tsv", &t, err, sizeof(err)), 0);
+	assert_int_equal(roofline_math_arch_init(&a, t, "80"), 0);
+	assert_int_equal(a.n_parts, 1);
+	assert_int_equal(roofline_math_read(&a, f, &iv), 0);
+	assert_true(iv.present & (1u << RLM_TC_FP16));
+	assert_true(iv.v[RLM_TC_FP16] == 1000 + 2 * 300);
+	/* bf16 absent: not collected, not missing, whatever its set */
+	assert_false(iv.present & (1u << RLM_TC_BF16));
+	assert_false(roofline_math_is_missing(&a, &iv, RLM_TC_BF16));
+	roofline_math_sample_add(&smp, &a, &iv, false);
+	assert_int_equal(roofline_math_uncounted(&a, &smp, list, sizeof(list)), 1);
+	assert_string_equal(list, "bf16");
+	/* 64 tensor-pipe instructions, 1024 HFMA = 32 HFMA2.MMA moves: 32 MMA */
+	assert_true(roofline_math_mma_inst(&a, &smp) == 64 - 1024 / 32);
+	/* one part absent: the datapath is not there */
+	f[1].key = "other__metric.sum";
+	assert_int_equal(roofline_math_read(&a, f, &iv), 0);
+	assert_false(iv.present & (1u << RLM_TC_FP16));
+	/* one part listed missing: the datapath is missing */
+	f[1].key = "sm__ops_path_tensor_src_fp16_dst_fp32.sum";
+	f[4].value = "sm__ops_path_tensor_src_fp16_dst_fp32.sum";
+	assert_int_equal(roofline_math_read(&a, f, &iv), 0);
+	assert_false(iv.present & (1u << RLM_TC_FP16));
+	assert_true(roofline_math_is_missing(&a, &iv, RLM_TC_FP16));
+	/* n/a in a part: missing too */
+	f[4].value = "";
+	f[0].value = "n/a";
+	assert_int_equal(roofline_math_read(&a, f, &iv), 0);
+	assert_true(roofline_math_is_missing(&a, &iv, RLM_TC_FP16));
+	roofline_math_arch_release(&a);
+	ncu_table_free(t);
+}
+
 /* ---- kernels and ceilings --------------------------------------------------- */
 
 static void test_kernels(void **state)
@@ -205,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_point),
 		cmocka_unit_test(test_fma),
 		cmocka_unit_test(test_number),
+		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_kernels),
 		cmocka_unit_test(test_ceilings),
 	};
