@@ -5,16 +5,19 @@
  * the same shape (a named one-node job of a partition, run as USER), but no
  * database, no attempt directory and no plugin behind it.
  *
- *   engine-submit USER PARTITION N PREFIX
+ *   engine-submit USER PARTITION N PREFIX [NODE,NODE... [GRES]]
  *
  * Each job runs `true` with /tmp as its working directory and its output
- * thrown away; its name is PREFIX.<i>.  Prints one line:
+ * thrown away; its name is PREFIX.<i>.  With a node list, job i is pinned to
+ * node i mod the list's length (the request's nodelist, as the engine pins
+ * a `nodes: each` instance), and asks for GRES when given.  Prints one line:
  *   submitted N jobs in W s (R jobs/s), client CPU C s, first job F, last L
  * Exit status 0 when all N were accepted, 1 otherwise.
  */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -45,14 +48,23 @@ int main(int argc, char **argv)
 	char *env[] = { env_path, NULL };
 	struct strbuf err = STRBUF_INIT;
 	uint32_t first = 0, last = 0;
+	char *nodes[256], *list = NULL;
+	long n_nodes = 0;
 	struct passwd *pw;
 	double t0, c0, wall, cpu;
 	long n, ok = 0;
 
-	if (argc != 5 || !(pw = getpwnam(argv[1])) ||
+	if (argc < 5 || argc > 7 || !(pw = getpwnam(argv[1])) ||
 	    util_parse_long(argv[3], &n) < 0 || n < 1) {
-		fprintf(stderr, "usage: engine-submit USER PARTITION N PREFIX\n");
+		fprintf(stderr, "usage: engine-submit USER PARTITION N PREFIX "
+			"[NODE,NODE... [GRES]]\n");
 		return 2;
+	}
+	if (argc >= 6) {
+		list = xstrdup(argv[5]);
+		for (char *save = NULL, *t = strtok_r(list, ",", &save);
+		     t && n_nodes < 256; t = strtok_r(NULL, ",", &save))
+			nodes[n_nodes++] = t;
 	}
 	log_init("engine-submit", RL_LOG_INFO, false);
 	slurm_setup(NULL);
@@ -66,6 +78,8 @@ int main(int argc, char **argv)
 			.work_dir = "/tmp", .std_out = "/dev/null",
 			.partition = argv[2], .nodes = 1, .time_limit_s = 300,
 			.uid = pw->pw_uid, .gid = pw->pw_gid, .env = env,
+			.nodelist = n_nodes ? nodes[i % n_nodes] : NULL,
+			.gres = argc == 7 ? argv[6] : NULL,
 		};
 		uint32_t id;
 
@@ -85,6 +99,7 @@ int main(int argc, char **argv)
 	       "first job %u, last %u\n", ok, wall, (double)ok / wall, cpu,
 	       first, last);
 	strbuf_release(&err);
+	free(list);
 	slurm_teardown();
 	return ok == n ? 0 : 1;
 }

@@ -10,19 +10,21 @@
 PLUGINS_JOB += ert spec
 
 # ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
-ERT_PIC_OBJS := $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/plateau.o
+ERT_PIC_OBJS := $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o \
+                $(B)/obj/plugins/ert/plateau.o
 
 $(B)/obj/plugins/ert/plateau.o: common/plateau.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/plugins/ert.so: $(ERT_PIC_OBJS)
-$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o
+$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_plateau: $(B)/obj/common/plateau.o
-$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o
-$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o
+$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
 
 # ---- ert-bench -------------------------------------------------------------
 # sm_80 code and compute_80 PTX (JIT for later GPUs: mma.sync loops only),

@@ -26,7 +26,12 @@
  * kernel's working set.
  *
  * With `replay` set, a recorded ert-bench output is parsed instead of
- * running the program (machines without a GPU, tests, demos).
+ * running the program (machines without a GPU, tests, demos), and its GPU's
+ * figures are emitted once per GPU the Slurm job was given (option `gpus`,
+ * else SLURM_JOB_GPUS, else CUDA_VISIBLE_DEVICES, else the recording's own
+ * GPUs), each under that GPU's index, a replay UUID and a `synthetic` label,
+ * with the perturbations of option `perturb` applied (ert/replay.h); with
+ * `replay_as: recorded`, the recorded GPUs as themselves, still labelled.
  * A node without a GPU (ert-bench exit status 3) fails the step, naming why.
  */
 #include <errno.h>
@@ -36,12 +41,14 @@
 #include <string.h>
 
 #include "ert/benchio.h"
+#include "ert/replay.h"
 #include "plateau.h"
 #include "rooflined_plugin.h"
 
 #define ERT_EXIT_NODEV 3
 #define ERT_MAX_PLATEAUS 16
 #define ERT_MAX_ARGS 32
+#define ERT_MAX_GPUS 64
 
 struct ert_config {
 	char *bench;
@@ -54,6 +61,8 @@ struct ert_config {
 	double plateau_tol_pct;
 	long plateau_min_points;
 	char *replay;
+	struct rl_strlist perturb;
+	char *replay_as;
 };
 
 static const struct rl_option ert_options[] = {
@@ -80,7 +89,14 @@ static const struct rl_option ert_options[] = {
 	  offsetof(struct ert_config, plateau_min_points),
 	  "plateau rule: fewest sweep points a plateau has", 0 },
 	{ "replay", RL_OPT_STRING, NULL, offsetof(struct ert_config, replay),
-	  "parse this recorded ert-bench output instead of running it", 0 },
+	  "parse this recorded ert-bench output instead of running it, once "
+	  "per GPU of the job", 0 },
+	{ "perturb", RL_OPT_LIST, NULL, offsetof(struct ert_config, perturb),
+	  "with replay: per-GPU changes, 'NODE/GPU [CEILINGS] +N%|-N%|"
+	  "sm_clock=MHZ|driver=V|cuda=V...' (docs/fleet.md)", 0 },
+	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
+	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
+	  "'recorded' (the recorded GPUs as themselves)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -92,6 +108,7 @@ static const char *const level_names[] = { "hbm", "l2", "l1", "shared", NULL };
 struct ert_state {
 	char only[128];   /* --only argument */
 	char gpus[256];   /* --gpu argument, "" for all */
+	struct replay_rules rules; /* option perturb */
 };
 
 /* ---- configuration ---- */
@@ -150,6 +167,31 @@ static int join_gpus(struct rl_ctx *ctx, const struct rl_strlist *list,
 	return 0;
 }
 
+/* Parse option perturb, which only a replay may have. */
+static int init_rules(struct rl_ctx *ctx, const struct ert_config *cfg,
+		      struct ert_state *st)
+{
+	char err[512];
+	int rc;
+
+	if (cfg->replay_as && strcmp(cfg->replay_as, "job") &&
+	    strcmp(cfg->replay_as, "recorded")) {
+		rl_error(ctx, "option 'replay_as': '%s' is neither 'job' nor "
+			 "'recorded'", cfg->replay_as);
+		return -EINVAL;
+	}
+	if (cfg->perturb.n && !cfg->replay) {
+		rl_error(ctx, "option 'perturb' needs option 'replay': only "
+			 "replayed GPUs are perturbed");
+		return -EINVAL;
+	}
+	rc = replay_rules_parse(cfg->perturb.v, cfg->perturb.n, &st->rules, err,
+				sizeof(err));
+	if (rc == -EINVAL)
+		rl_error(ctx, "option %s", err);
+	return rc;
+}
+
 static int ert_init(struct rl_ctx *ctx, const void *config, void **state)
 {
 	const struct ert_config *cfg = config;
@@ -175,6 +217,8 @@ static int ert_init(struct rl_ctx *ctx, const void *config, void **state)
 			 "timeout_s >= 0");
 		goto out_invalid;
 	}
+	if (init_rules(ctx, cfg, st) < 0)
+		goto out_invalid;
 	*state = st;
 	return 0;
 out_invalid:
@@ -184,7 +228,11 @@ out_invalid:
 
 static void ert_fini(void *state)
 {
-	free(state);
+	struct ert_state *st = state;
+
+	if (st)
+		replay_rules_release(&st->rules);
+	free(st);
 }
 
 /* ---- running ert-bench ---- */
@@ -319,6 +367,9 @@ struct gpu_view {
 	const char *index;
 	struct series ca, cg;
 	const struct plateau *l1, *l2, *hbm;
+	const struct replay_gpu *rg;      /* replaying: as which GPU, else NULL */
+	const struct replay_rules *rules;
+	unsigned long perturbed;          /* rules that changed a record */
 };
 
 static int is_gpu_line(const struct benchio_line *l, const char *type,
@@ -412,14 +463,32 @@ static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 				      PLATEAU_WIDEST);
 }
 
-static int emit_rec(struct rl_ctx *ctx, const char *kind,
+/* Emit r, as the replayed GPU with its perturbations when replaying. */
+static int emit_rec(struct rl_ctx *ctx, struct gpu_view *gv, const char *kind,
 		    const struct benchio_rec *r)
 {
+	struct benchio_rec *out;
+	unsigned long changed = 0;
+	int rc;
+
 	if (r->overflow) {
 		rl_error(ctx, "a %s record does not fit the record buffer", kind);
 		return -E2BIG;
 	}
-	return rl_emit(ctx, kind, r->f);
+	if (!gv->rg)
+		return rl_emit(ctx, kind, r->f);
+	out = malloc(sizeof(*out));
+	if (!out)
+		return -ENOMEM;
+	rc = replay_apply(gv->rg, gv->rules, 1, kind, r, out, &changed);
+	if (rc < 0)
+		rl_error(ctx, "a replayed %s record does not fit the record "
+			 "buffer", kind);
+	else
+		rc = rl_emit(ctx, kind, out->f);
+	gv->perturbed |= changed;
+	free(out);
+	return rc;
 }
 
 /* The statistics fields: value = median, spread from min/max. */
@@ -446,7 +515,7 @@ static const struct plateau *range_of(const struct gpu_view *gv,
 	return NULL;
 }
 
-static int emit_kernel_ceiling(struct rl_ctx *ctx, const struct gpu_view *gv,
+static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 			       const struct benchio_line *l)
 {
 	const char *name = benchio_get(l, "name"), *kind = benchio_get(l, "kind");
@@ -486,7 +555,7 @@ static int emit_kernel_ceiling(struct rl_ctx *ctx, const struct gpu_view *gv,
 		benchio_rec_add(&r, "ws_max_bytes", benchio_get(l, "ws_bytes"));
 	}
 	benchio_rec_add(&r, "source", "kernel");
-	return emit_rec(ctx, "ceiling", &r);
+	return emit_rec(ctx, gv, "ceiling", &r);
 }
 
 /* Median of a field over lines[first..last] (at most ERT_MAX_POINTS). */
@@ -513,7 +582,7 @@ static double median_field(const struct benchio_line *const *lines,
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int emit_l2(struct rl_ctx *ctx, const struct gpu_view *gv)
+static int emit_l2(struct rl_ctx *ctx, struct gpu_view *gv)
 {
 	const struct plateau *p = gv->l2;
 	const struct benchio_line *first = gv->cg.lines[p->first];
@@ -541,10 +610,10 @@ static int emit_l2(struct rl_ctx *ctx, const struct gpu_view *gv)
 	benchio_rec_addd(&r, "ws_min_bytes", p->ws_min);
 	benchio_rec_addd(&r, "ws_max_bytes", p->ws_max);
 	benchio_rec_add(&r, "source", "sweep");
-	return emit_rec(ctx, "ceiling", &r);
+	return emit_rec(ctx, gv, "ceiling", &r);
 }
 
-static int emit_sweep(struct rl_ctx *ctx, const struct gpu_view *gv,
+static int emit_sweep(struct rl_ctx *ctx, struct gpu_view *gv,
 		      const struct benchio_line *l)
 {
 	static const char *const keys[] = { "series", "level_guess", "ws_bytes",
@@ -557,7 +626,7 @@ static int emit_sweep(struct rl_ctx *ctx, const struct gpu_view *gv,
 	benchio_rec_add(&r, "gpu_uuid", benchio_get(gv->attr, "uuid"));
 	for (int i = 0; keys[i]; i++)
 		benchio_rec_add(&r, keys[i], benchio_get(l, keys[i]));
-	return emit_rec(ctx, "sweep", &r);
+	return emit_rec(ctx, gv, "sweep", &r);
 }
 
 static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
@@ -599,37 +668,103 @@ static void log_gpu_time(struct rl_ctx *ctx, const struct benchio_doc *doc)
 				benchio_get(&doc->lines[i], "wall_s"));
 }
 
-static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
-			       const struct benchio_doc *doc)
+/* The output's attr lines that name their GPU (at most max); their count. */
+static size_t attr_lines(struct rl_ctx *ctx, const struct benchio_doc *doc,
+			 const struct benchio_line **attrs, size_t max)
 {
-	struct gpu_view *gv = malloc(sizeof(*gv));
-	size_t gpus = 0;
-	int rc = 0;
+	size_t n = 0;
 
-	if (!gv)
-		return RL_RETRY;
-	for (size_t i = 0; i < doc->n && rc == 0; i++) {
+	for (size_t i = 0; i < doc->n && n < max; i++) {
 		const struct benchio_line *l = &doc->lines[i];
 
 		if (strcmp(l->type, "attr"))
 			continue;
-		memset(gv, 0, sizeof(*gv));
-		gv->attr = l;
-		gv->index = benchio_get(l, "gpu");
-		if (!gv->index) {
+		if (!benchio_get(l, "gpu"))
 			rl_warn(ctx, "ert-raw.tsv:%zu: attr line without gpu",
 				l->lineno);
-			continue;
-		}
+		else
+			attrs[n++] = l;
+	}
+	return n;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Replay: the recorded GPUs, in turn, once per GPU of the job (option gpus,
+ * else the Slurm job's, else the recording's own indexes).
+ */
+static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
+			 struct ert_state *st, const struct benchio_doc *doc,
+			 const struct benchio_line **attrs, size_t nattr,
+			 struct gpu_view *gv)
+{
+	int as_recorded = cfg->replay_as && !strcmp(cfg->replay_as, "recorded");
+	long idx[ERT_MAX_GPUS];
+	size_t n = as_recorded ? 0
+		 : *st->gpus ? replay_job_gpus(st->gpus, NULL, idx, ERT_MAX_GPUS)
+			     : replay_job_gpus(getenv("SLURM_JOB_GPUS"),
+					       getenv("CUDA_VISIBLE_DEVICES"),
+					       idx, ERT_MAX_GPUS);
+	int rc = 0;
+
+	if (n == 0)
+		for (; n < nattr; n++)
+			idx[n] = strtol(benchio_get(attrs[n], "gpu"), NULL, 10);
+	for (size_t j = 0; j < n && rc == 0; j++) {
+		const struct benchio_line *a = attrs[j % nattr];
+		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
+					 benchio_get(a, "gpu"),
+					 base_name(cfg->replay), as_recorded };
+
+		memset(gv, 0, sizeof(*gv));
+		gv->attr = a;
+		gv->index = rg.recorded_index;
+		gv->rg = &rg;
+		gv->rules = &st->rules;
+		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],
+			rg.recorded_index, rg.recording, rg.recorded_uuid);
 		rc = emit_gpu(ctx, cfg, doc, gv);
-		gpus++;
+		for (size_t r = 0; r < st->rules.n && r < 32; r++)
+			if (gv->perturbed & (1ul << r))
+				rl_info(ctx, "gpu %ld: perturbed: %s", idx[j],
+					st->rules.v[r].text);
+	}
+	return rc;
+}
+
+static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
+			       struct ert_state *st,
+			       const struct benchio_doc *doc)
+{
+	const struct benchio_line *attrs[ERT_MAX_GPUS];
+	struct gpu_view *gv = malloc(sizeof(*gv));
+	size_t nattr = attr_lines(ctx, doc, attrs, ERT_MAX_GPUS);
+	int rc = 0;
+
+	if (!gv)
+		return RL_RETRY;
+	if (nattr && cfg->replay) {
+		rc = emit_replayed(ctx, cfg, st, doc, attrs, nattr, gv);
+	} else {
+		for (size_t i = 0; i < nattr && rc == 0; i++) {
+			memset(gv, 0, sizeof(*gv));
+			gv->attr = attrs[i];
+			gv->index = benchio_get(attrs[i], "gpu");
+			rc = emit_gpu(ctx, cfg, doc, gv);
+		}
 	}
 	free(gv);
 	if (rc < 0) {
 		rl_error(ctx, "cannot emit records: %s", strerror(-rc));
 		return RL_RETRY;
 	}
-	if (gpus == 0) {
+	if (nattr == 0) {
 		rl_error(ctx, "ert-bench reported no GPU (no attr line in "
 			 "ert-raw.tsv)");
 		return RL_FAIL;
@@ -674,7 +809,7 @@ static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 			rl_error(ctx, "%s: %s", raw, strerror(-rc));
 		return RL_FAIL;
 	}
-	res = emit_all(ctx, cfg, &doc);
+	res = emit_all(ctx, cfg, state, &doc);
 	benchio_release(&doc);
 	return res;
 }

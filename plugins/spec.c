@@ -15,6 +15,13 @@
  * `ceiling` record per row and GPU, with method=theoretical, the clocks used,
  * value = min = median = max, trials 0, spread 0, and the formula as the
  * geometry.  A GPU whose cc has no row fails the step, naming the cc.
+ *
+ * With a recorded `attributes` output, the recorded GPUs are replayed once
+ * per GPU the Slurm job was given (as ert does with `replay`, ert/replay.h):
+ * each under that GPU's index, a replay UUID and a `synthetic` label, with
+ * the identity changes (driver, cuda) of option `perturb`; value changes
+ * are changes of what was measured and leave theoretical ceilings alone.
+ * With `replay_as: recorded`, the recorded GPUs as themselves, labelled.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -23,9 +30,11 @@
 #include <string.h>
 
 #include "ert/benchio.h"
+#include "ert/replay.h"
 #include "rooflined_plugin.h"
 
 #define SPEC_EXIT_NODEV 3
+#define SPEC_MAX_GPUS 64
 
 struct spec_config {
 	char *bench;
@@ -33,6 +42,8 @@ struct spec_config {
 	char *attributes;
 	struct rl_strlist gpus;
 	long timeout_s;
+	struct rl_strlist perturb;
+	char *replay_as;
 };
 
 static const struct rl_option spec_options[] = {
@@ -48,6 +59,12 @@ static const struct rl_option spec_options[] = {
 	  "GPU indexes (default: every GPU)", 0 },
 	{ "timeout_s", RL_OPT_INT, "120", offsetof(struct spec_config, timeout_s),
 	  "kill ert-bench --attributes after this many seconds", 0 },
+	{ "perturb", RL_OPT_LIST, NULL, offsetof(struct spec_config, perturb),
+	  "with attributes: per-GPU changes as ert's (only driver= and cuda= "
+	  "apply to theoretical ceilings; docs/fleet.md)", 0 },
+	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct spec_config, replay_as),
+	  "with attributes: 'job' (once per GPU of the Slurm job, replay UUIDs) "
+	  "or 'recorded' (the recorded GPUs as themselves)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -211,8 +228,15 @@ static int spec_gpu_from(const struct benchio_line *attr, struct spec_gpu *g)
 	return 0;
 }
 
+/* What a replay adds to emitting: as which GPU, with which rules. */
+struct spec_replay {
+	const struct replay_gpu *rg;  /* NULL: not replaying */
+	const struct replay_rules *rules;
+};
+
 static int emit_row(struct rl_ctx *ctx, const struct benchio_line *attr,
-		    const struct spec_gpu *g, const struct spec_row *r)
+		    const struct spec_gpu *g, const struct spec_row *r,
+		    const struct spec_replay *rp)
 {
 	double v = spec_value(r, g);
 	char formula[256];
@@ -237,6 +261,19 @@ static int emit_row(struct rl_ctx *ctx, const struct benchio_line *attr,
 	benchio_rec_add(&rec, "source", "spec");
 	if (rec.overflow)
 		return -E2BIG;
+	if (rp->rg) {
+		struct benchio_rec *out = malloc(sizeof(*out));
+		int rc;
+
+		if (!out)
+			return -ENOMEM;
+		rc = replay_apply(rp->rg, rp->rules, 0, "ceiling", &rec, out,
+				  NULL);
+		if (rc == 0)
+			rc = rl_emit(ctx, "ceiling", out->f);
+		free(out);
+		return rc;
+	}
 	return rl_emit(ctx, "ceiling", rec.f);
 }
 
@@ -253,7 +290,8 @@ static int gpu_selected(const struct spec_config *cfg, const char *index)
 /* Emit every row of the GPU's cc; RL_FAIL when it has none. */
 static enum rl_result emit_gpu(struct rl_ctx *ctx, const struct spec_table *t,
 			       const char *table_path,
-			       const struct benchio_line *attr)
+			       const struct benchio_line *attr,
+			       const struct spec_replay *rp)
 {
 	const char *cc = benchio_get(attr, "cc"), *idx = benchio_get(attr, "gpu");
 	struct spec_gpu g;
@@ -268,7 +306,7 @@ static enum rl_result emit_gpu(struct rl_ctx *ctx, const struct spec_table *t,
 	for (size_t i = 0; i < t->n; i++) {
 		if (strcmp(t->rows[i].cc, cc))
 			continue;
-		if (emit_row(ctx, attr, &g, &t->rows[i]) < 0) {
+		if (emit_row(ctx, attr, &g, &t->rows[i], rp) < 0) {
 			rl_error(ctx, "cannot emit a ceiling record");
 			return RL_RETRY;
 		}
@@ -363,29 +401,90 @@ static enum rl_result get_attributes(struct rl_ctx *ctx,
 	return rc < 0 || status ? RL_FAIL : RL_OK;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Replay the recorded GPUs (attrs, nattr of them) in turn, once per GPU of
+ * the job: option gpus, else the Slurm job's, else the recording's own.
+ */
+static enum rl_result spec_replay_all(struct rl_ctx *ctx,
+				      const struct spec_config *cfg,
+				      const struct spec_table *t,
+				      const char *tpath,
+				      const struct benchio_line **attrs,
+				      size_t nattr)
+{
+	int as_recorded = cfg->replay_as && !strcmp(cfg->replay_as, "recorded");
+	struct replay_rules rules = { NULL, 0 };
+	enum rl_result res = RL_OK;
+	long idx[SPEC_MAX_GPUS];
+	char err[512];
+	size_t n = 0;
+
+	if (replay_rules_parse(cfg->perturb.v, cfg->perturb.n, &rules, err,
+			       sizeof(err)) < 0) {
+		rl_error(ctx, "option %s", err);
+		return RL_FAIL;
+	}
+	for (size_t i = 0; i < cfg->gpus.n && n < SPEC_MAX_GPUS && !as_recorded;
+	     i++)
+		n += replay_job_gpus(cfg->gpus.v[i], NULL, idx + n,
+				     SPEC_MAX_GPUS - n);
+	if (cfg->gpus.n == 0 && !as_recorded)
+		n = replay_job_gpus(getenv("SLURM_JOB_GPUS"),
+				    getenv("CUDA_VISIBLE_DEVICES"), idx,
+				    SPEC_MAX_GPUS);
+	if (n == 0)
+		for (; n < nattr; n++)
+			idx[n] = strtol(benchio_get(attrs[n], "gpu"), NULL, 10);
+	for (size_t j = 0; j < n && res == RL_OK; j++) {
+		const struct benchio_line *a = attrs[j % nattr];
+		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
+					 benchio_get(a, "gpu"),
+					 base_name(cfg->attributes), as_recorded };
+		struct spec_replay rp = { &rg, &rules };
+
+		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],
+			rg.recorded_index, rg.recording, rg.recorded_uuid);
+		res = emit_gpu(ctx, t, tpath, a, &rp);
+	}
+	replay_rules_release(&rules);
+	return res;
+}
+
 static enum rl_result spec_emit_all(struct rl_ctx *ctx,
 				    const struct spec_config *cfg,
 				    const struct spec_table *t,
 				    const char *tpath,
 				    const struct benchio_doc *doc)
 {
+	const struct benchio_line *attrs[SPEC_MAX_GPUS];
+	struct spec_replay none = { NULL, NULL };
 	enum rl_result res = RL_OK;
 	size_t gpus = 0;
 
-	for (size_t i = 0; i < doc->n && res == RL_OK; i++) {
+	for (size_t i = 0; i < doc->n && gpus < SPEC_MAX_GPUS; i++) {
 		const struct benchio_line *l = &doc->lines[i];
 
-		if (strcmp(l->type, "attr") ||
-		    !gpu_selected(cfg, benchio_get(l, "gpu")))
+		if (strcmp(l->type, "attr") || !benchio_get(l, "gpu") ||
+		    (!cfg->attributes && !gpu_selected(cfg, benchio_get(l, "gpu"))))
 			continue;
-		res = emit_gpu(ctx, t, tpath, l);
-		gpus++;
+		attrs[gpus++] = l;
 	}
-	if (res == RL_OK && gpus == 0) {
+	if (gpus == 0) {
 		rl_error(ctx, "no GPU in the attributes (no attr line%s)",
 			 cfg->gpus.n ? " for the selected gpus" : "");
-		res = RL_FAIL;
+		return RL_FAIL;
 	}
+	if (cfg->attributes)
+		return spec_replay_all(ctx, cfg, t, tpath, attrs, gpus);
+	for (size_t i = 0; i < gpus && res == RL_OK; i++)
+		res = emit_gpu(ctx, t, tpath, attrs[i], &none);
 	return res;
 }
 
@@ -401,6 +500,17 @@ static enum rl_result spec_run(struct rl_ctx *ctx, const void *config,
 	int rc;
 
 	(void)state;
+	if (cfg->replay_as && strcmp(cfg->replay_as, "job") &&
+	    strcmp(cfg->replay_as, "recorded")) {
+		rl_error(ctx, "option 'replay_as': '%s' is neither 'job' nor "
+			 "'recorded'", cfg->replay_as);
+		return RL_FAIL;
+	}
+	if (cfg->perturb.n && !cfg->attributes) {
+		rl_error(ctx, "option 'perturb' needs option 'attributes': only "
+			 "replayed GPUs are perturbed");
+		return RL_FAIL;
+	}
 	snprintf(attr_path, sizeof(attr_path), "%s/spec-attributes.tsv",
 		 ctx->out_dir);
 	snprintf(err_path, sizeof(err_path), "%s/spec-stderr.log", ctx->out_dir);

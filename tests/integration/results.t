@@ -33,6 +33,8 @@ is "$(sql "select count(*) from ceilings where run_id = $run and method = 'theor
 is "$(sql "select distinct gpu_uuid from ceilings where run_id = $run")" \
 	"$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) print substr($i, 6) }' "$F/ert/h100-quick.tsv")" \
 	"ceilings carry the GPU's UUID"
+is "$(sql "select count(*) from ceilings where run_id = $run and synthetic is distinct from 'replay of ' || gpu_uuid || ' (h100-quick.tsv gpu 0)'")" 0 \
+	"each labelled a replay of the recorded GPU (replay_as: recorded)"
 # spec and ert are two Slurm jobs, maybe on two nodes: each row names one.
 nodes_re="^($(sinfo -h -N -o %N | paste -sd'|'))\$"
 is "$(sql "select count(*) from ceilings where run_id = $run and node ~ '$nodes_re'")" \

@@ -49,6 +49,9 @@ static int setup(void **state)
 	f->cfg.timeout_s = 60;
 	f->cfg.plateau_tol_pct = 10;
 	f->cfg.plateau_min_points = 3;
+	/* a replay plays the Slurm job's GPUs: none here */
+	unsetenv("SLURM_JOB_GPUS");
+	unsetenv("CUDA_VISIBLE_DEVICES");
 	*state = f;
 	return 0;
 }
@@ -178,7 +181,7 @@ static const char *find_rec(struct stub_host *h, const char *kind,
 static void test_replay_h100(void **state)
 {
 	struct fixture *f = *state;
-	char line[8192], attr[8192], buf[256];
+	char line[8192], attr[8192], buf[256], want[512];
 	const char *r;
 
 	f->cfg.replay = FIXTURE;
@@ -201,8 +204,13 @@ static void test_replay_h100(void **state)
 				 getd(line, "median") * 100) < 1e-9);
 	assert_string_equal(get(r, "method", buf, sizeof(buf)), "empirical");
 	assert_string_equal(get(r, "unit", buf, sizeof(buf)), "FLOP/s");
-	assert_string_equal(get(r, "gpu_uuid", buf, sizeof(buf)),
-			    get(attr, "uuid", line, sizeof(line)));
+	/* no Slurm job here: the recording's own GPU 0, as a replay */
+	snprintf(want, sizeof(want), "GPU-replay-testnode-0-of-%s",
+		 get(attr, "uuid", line, sizeof(line)));
+	assert_string_equal(get(r, "gpu_uuid", buf, sizeof(buf)), want);
+	assert_string_equal(get(r, "gpu_index", buf, sizeof(buf)), "0");
+	assert_non_null(strstr(get(r, "synthetic", buf, sizeof(buf)),
+			       "replay of "));
 	assert_string_equal(get(r, "cc", buf, sizeof(buf)), "9.0");
 	assert_non_null(get(r, "geometry", buf, sizeof(buf)));
 	assert_null(get(r, "ws_min_bytes", buf, sizeof(buf)));

@@ -75,6 +75,8 @@ static int setup(void **state)
 	f->cfg.attributes = ATTRS;
 	f->cfg.table = TABLE;
 	f->cfg.timeout_s = 30;
+	unsetenv("SLURM_JOB_GPUS");
+	unsetenv("CUDA_VISIBLE_DEVICES");
 	*state = f;
 	return 0;
 }
@@ -251,14 +253,77 @@ static void test_no_gpu(void **state)
 	assert_int_equal(f->h.n_records, 0);
 }
 
+/* Replaying: option gpus names the job's GPUs the recording plays on. */
 static void test_gpu_selection(void **state)
 {
 	struct fixture *f = *state;
 	static char *other[] = { "1" };
+	char *rec;
 
 	f->cfg.gpus = (struct rl_strlist){ 1, other };
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_OK);
+	assert_int_equal(f->h.n_records, 17);
+	rec = stub_host_record(&f->h, "ceiling", 0);
+	assert_string_equal(stub_host_get(rec, "gpu_index"), "1");
+	assert_string_equal(stub_host_get(rec, "gpu_uuid"),
+			    "GPU-replay-testnode-1-of-GPU-b329a22d-4f86-4ca9-"
+			    "ab8f-933e76bf2b4f");
+	free(rec);
+}
+
+/*
+ * A Slurm job's two GPUs each get the recorded GPU's rows, labelled; of the
+ * perturbations, the identity changes apply, not the value changes.
+ */
+static void test_replay_job_gpus(void **state)
+{
+	struct fixture *f = *state;
+	static char *rules[] = { "testnode/1 hbm_triad -12%",
+				 "testnode/1 driver=535.54" };
+	double hbm0 = 0, hbm1 = 0;
+	char *rec;
+
+	setenv("SLURM_JOB_GPUS", "0,1", 1);
+	f->cfg.perturb = (struct rl_strlist){ 2, rules };
+	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_OK);
+	unsetenv("SLURM_JOB_GPUS");
+	assert_int_equal(f->h.n_records, 2 * 17);
+	for (long i = 0; (rec = stub_host_record(&f->h, "ceiling", i)); i++) {
+		int one = !strcmp(stub_host_get(rec, "gpu_index"), "1");
+
+		assert_string_equal(stub_host_get(rec, "driver"),
+				    one ? "535.54" : "580.159.04");
+		assert_non_null(strstr(stub_host_get(rec, "synthetic"),
+				       "replay of GPU-b329a22d-4f86-4ca9-ab8f-"
+				       "933e76bf2b4f (h100-attributes.tsv gpu 0)"));
+		if (one)
+			assert_non_null(strstr(stub_host_get(rec, "synthetic"),
+					       "; perturbed: testnode/1 "
+					       "driver=535.54"));
+		else
+			assert_null(strstr(stub_host_get(rec, "synthetic"),
+					   "perturbed"));
+		if (!strcmp(stub_host_get(rec, "name"), "hbm_triad")) {
+			double v = strtod(stub_host_get(rec, "value"), NULL);
+
+			*(one ? &hbm1 : &hbm0) = v;
+		}
+		free(rec);
+	}
+	assert_true(hbm0 > 0);
+	assert_true(hbm0 == hbm1);
+}
+
+static void test_perturb_needs_attributes(void **state)
+{
+	struct fixture *f = *state;
+	static char *rules[] = { "testnode/1 driver=535.54" };
+
+	f->cfg.attributes = NULL;
+	f->cfg.perturb = (struct rl_strlist){ 1, rules };
 	assert_int_equal(spec_run(&f->h.ctx, &f->cfg, NULL), RL_FAIL);
-	assert_non_null(strstr(f->h.log.buf, "for the selected gpus"));
+	assert_non_null(strstr(f->h.log.buf, "option 'perturb' needs option "
+					     "'attributes'"));
 }
 
 int main(void)
@@ -272,6 +337,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_selection, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_replay_job_gpus, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_perturb_needs_attributes,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,230 @@
+#!/bin/bash
+# bench/fanout-bench.sh - the fan-out benchmark (issue 10): `nodes: each`
+# over the 4-node local cluster with many runs queued at once.  A benchmark,
+# not a test: it prints what it measured and checks nothing.
+#
+#   S  Slurm's own rate for the same jobs through the same API: RUNS x nodes
+#      node-pinned jobs (job i on node i mod 4) submitted back to back through
+#      daemon/slurm.c's slurm_submit() (bench/engine-submit), jobs running
+#   D  RUNS runs queued in one statement, each a pipeline of one Slurm step
+#      fanned out to every node (`nodes: each`, smoke plugin) and one daemon
+#      step after it (smoke, on: daemon, needs the fanned-out step):
+#        - the daemon's submission rate: jobs from the first 'submitting'
+#          event to the last 'pending' event (every job pinned to its node)
+#        - from the last job's end (the newest exit.tsv of the Slurm steps) to
+#          the last daemon step's end (its 'succeeded' event; and its own
+#          exit.tsv), and from the queueing to the last run's end
+#        - the daemon's CPU seconds over the batch, the load average
+#
+# Runs are queued by inserting RUNS rows into `runs` in one statement as the
+# benchmark user's own PostgreSQL role (the insert `roofline submit` makes),
+# so that they are queued at once rather than at the CLI's pace.
+#
+# Usage: bench/fanout-bench.sh [-n RUNS] [-p POLL] [-o DIR]
+#   -n  runs queued at once (default 250: 1,000 jobs on 4 nodes)
+#   -p  the daemon's poll_interval (default 2s, rooflined's default)
+#   -o  where raw results go (default /tmp/fanout-bench.DATE)
+# Environment: ROOFLINE_VAR (default <repo>/var/fanout-bench: the private
+# cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1).
+# Needs root.
+set -euo pipefail
+
+PROG=fanout-bench
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=250 POLL=2s
+OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
+while getopts n:p:o:h opt; do
+	case $opt in
+	n) RUNS=$OPTARG ;;
+	p) POLL=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+
+export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/fanout-bench}
+export ROOFLINE_NODES=${ROOFLINE_NODES:-4}
+VAR=$ROOFLINE_VAR
+BUSER=rlbench
+PART=fan
+# An oversubscribed partition over the same nodes and no batch delay, so that
+# the jobs start as fast as this machine can run them (the measure is the
+# submission and the fan-in, not the jobs).
+export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 + 1000))
+SchedulerParameters=batch_sched_delay=0
+PartitionName=$PART Nodes=rl-node[1-$ROOFLINE_NODES] OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
+SNAP=$VAR/snap
+CONF=$VAR/rooflined.yaml
+DLOG=$VAR/rooflined.log
+SPOOL=$VAR/spool
+TICK=$(getconf CLK_TCK)
+DPID=
+
+say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+report() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a - b }'; }
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.1f}" 'BEGIN { printf f "\n", b ? a / b : 0 }'; }
+cpu_s() { awk -v t="$TICK" '{ printf "%.2f\n", ($14 + $15) / t }' "/proc/$1/stat"; }
+
+((EUID == 0)) || die "must run as root (it starts a private Slurm and PostgreSQL)"
+[[ $VAR != "$REPO/var" ]] || die "ROOFLINE_VAR must not be the default cluster's $REPO/var"
+mkdir -p "$OUT"
+
+sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
+as_user() {
+	runuser -u "$BUSER" -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$@"
+}
+wait_for() { # wait_for SECONDS CMD...
+	local secs=$1 t0=$SECONDS
+	shift
+	until "$@"; do
+		((SECONDS - t0 < secs)) || return 1
+		sleep 0.5
+	done
+}
+no_user_jobs() { [[ $(squeue -h -u "$BUSER" -t PD,R,CG,CF 2>/dev/null | wc -l) == 0 ]]; }
+
+cleanup() {
+	local rc=$?
+	set +e
+	[[ -n ${SLURM_CONF:-} && -r ${SLURM_CONF:-} ]] && scancel -u "$BUSER" 2>/dev/null
+	if [[ -n $DPID ]]; then
+		kill -TERM "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+	fi
+	[[ -f $DLOG ]] && cp "$DLOG" "$OUT/rooflined.log"
+	if [[ ${KEEP:-0} == 1 ]]; then
+		say "KEEP=1: cluster left running in $VAR"
+	elif [[ -d $VAR ]]; then
+		"$REPO/scripts/cluster" stop >/dev/null 2>&1
+		rm -rf "$VAR"
+	fi
+	say "raw results in $OUT"
+	exit "$rc"
+}
+
+setup() {
+	say "building (VARIANT=release)"
+	make -s -C "$REPO" VARIANT=release build/release/bin/rooflined build/release/bin/roofline-job \
+		build/release/plugins/smoke.so engine-bench-tools >/dev/null
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
+		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
+	eval "$("$REPO/scripts/cluster" env)"
+	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p "$PART" -o '%N' | head -1)")
+	# A copy of the binaries: others may rebuild build/release meanwhile.
+	rm -rf "$SNAP"
+	mkdir -p "$SNAP/bin" "$SNAP/plugins" "$SNAP/share/rooflined/sql" "$SPOOL"
+	cp "$REPO"/sql/*.sql "$SNAP/share/rooflined/sql/"
+	cp "$REPO"/build/release/bin/{rooflined,roofline-job} "$REPO"/build/release/bench/engine-submit "$SNAP/bin/"
+	cp "$REPO"/build/release/plugins/smoke.so "$SNAP/plugins/"
+	chmod -R a+rX "$SNAP"
+	chmod 0755 "$SPOOL"
+	cat >"$CONF" <<EOF
+database: ""
+spool_dir: $SPOOL
+plugin_dir: $SNAP/plugins
+pipeline_dir: ""
+job_program: $SNAP/bin/roofline-job
+facility_user: $BUSER
+pidfile: $VAR/rooflined.pid
+poll_interval: $POLL
+retry_backoff: 1s
+log_level: info
+log: stderr
+EOF
+	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	DPID=$!
+	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
+	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
+	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
+	report "# fan-out benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql bench || echo '+local changes')"
+	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"
+	report "# cluster: ${#NODES[@]} nodes (${NODES[*]}), partition $PART; runs $RUNS ($((RUNS * ${#NODES[@]})) jobs); poll_interval $POLL; load at start $(load)"
+}
+
+# ---- S: Slurm's own rate, the same node-pinned jobs, the same call -------------------
+slurm_rate() {
+	local n=$((RUNS * ${#NODES[@]})) line
+	line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
+	echo "$line" >>"$OUT/engine-submit.txt"
+	report "S  slurm_submit() alone, $n node-pinned jobs, jobs running: $line (load $(load))"
+	wait_for 1800 no_user_jobs || die "Slurm's jobs did not finish in 30 min"
+}
+
+# ---- D: the daemon -------------------------------------------------------------------
+PIPELINE="name: fanbench
+slurm: { partition: $PART, time: \"00:05:00\", nodes: each }
+steps:
+  - { id: one, plugin: smoke, with: { records: 1 } }
+  - { id: after, plugin: smoke, on: daemon, needs: [one] }
+"
+daemon_rate() {
+	local lo hi t_queue c0 c1 l0 n_jobs sub_span last_job after_ok after_exit t_end
+	l0=$(load)
+	c0=$(cpu_s "$DPID")
+	t_queue=$(date +%s.%N)
+	read -r lo hi < <(echo "with i as (insert into runs (pipeline_name, yaml) select 'fanbench', :'yaml'
+	      from generate_series(1, $RUNS) returning id) select min(id), max(id) from i;" |
+		as_user psql -X -q -t -A -F' ' -v ON_ERROR_STOP=1 -v yaml="$PIPELINE" -f -)
+	wait_for 3600 runs_ended "$lo" "$hi" || die "runs $lo..$hi did not end in an hour"
+	c1=$(cpu_s "$DPID")
+	n_jobs=$(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null")
+	# first 'submitting' .. last 'pending' of the Slurm steps
+	sub_span=$(sql "select extract(epoch from max(e.at) filter (where e.state = 'pending') - min(e.at) filter (where e.state = 'submitting')),
+		extract(epoch from min(e.at) filter (where e.state = 'pending')) from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and not s.on_daemon" | tr '|' ' ')
+	last_job=$(find "$SPOOL" -path "*/one@*/attempt-*/exit.tsv" -printf '%T@\n' | sort -g | tail -1)
+	after_ok=$(sql "select extract(epoch from max(e.at)) from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and s.step_id = 'after' and e.state = 'succeeded'")
+	after_exit=$(find "$SPOOL" -path "*/after/attempt-*/exit.tsv" -printf '%T@\n' | sort -g | tail -1)
+	t_end=$(sql "select extract(epoch from max(e.at)) from step_events e join steps s on s.id = e.step where s.run_id between $lo and $hi")
+	sql "select state, count(*) from runs where id between $lo and $hi group by 1" >"$OUT/run-states.txt"
+	sql "select step_id, state, count(*) from steps where run_id between $lo and $hi group by 1, 2 order by 1, 2" >"$OUT/step-states.txt"
+	read -r span first_pending <<<"$sub_span"
+	starts=$(sql "select extract(epoch from min(started_at)), extract(epoch from max(started_at)) from runs where id between $lo and $hi" | tr '|' ' ')
+	read -r first_start last_start <<<"$starts"
+	first_sub=$(sql "select extract(epoch from min(e.at)) from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and e.state = 'submitting'")
+	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt" | tr '|' ' '); $n_jobs node-pinned Slurm jobs; steps $(paste -sd',' "$OUT/step-states.txt" | tr '|' ' ')"
+	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
+	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
+	report "   where the time before the first job goes: queued -> first run started $(sub "$first_start" "$t_queue") s, runs started (expanded over the nodes) in $(sub "$last_start" "$first_start") s = $(div "$RUNS" "$(sub "$last_start" "$first_start")") runs/s; queued -> first 'submitting' $(sub "$first_sub" "$t_queue") s"
+	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
+	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s; load before $l0, after $(load)"
+}
+runs_ended() {
+	[[ $(sql "select count(*) from runs where id between $1 and $2 and
+		state in ('succeeded', 'failed', 'cancelled')") == $(($2 - $1 + 1)) ]]
+}
+
+# ---- both, as slurmctld saw them: its SubmitTime of every job (1 s resolution) -------
+# The jobs are still known (MinJobAge 300 s).  Gaps of 2 s or more split the
+# submissions into bursts (the daemon starts at most a batch of runs per tick).
+slurm_view() {
+	squeue -h -t all -o '%j %V' >"$OUT/squeue-submit.txt"
+	local pfx what
+	for pfx in fb rl; do
+		what=$([[ $pfx == fb ]] && echo "slurm_submit() alone" || echo "rooflined")
+		awk -v p="$pfx." -v w="$what" 'index($1, p) == 1 {
+			cmd = "date -d " $2 " +%s"; cmd | getline t; close(cmd); print t }' "$OUT/squeue-submit.txt" |
+			sort -n | awk -v w="$what" '
+			NR == 1 { first = $1; b0 = $1; bn = 0 }
+			NR > 1 && $1 - prev >= 2 { bursts = bursts sprintf(" %d jobs in %d s;", bn, prev - b0 + 1); b0 = $1; bn = 0 }
+			{ prev = $1; bn++; n++ }
+			END { if (n) { bursts = bursts sprintf(" %d jobs in %d s;", bn, prev - b0 + 1)
+				printf "V  %s, slurmctld SubmitTime: %d jobs from first to last submission in %d s (%.1f jobs/s, 1 s resolution); bursts:%s\n", w, n, prev - first + 1, n / (prev - first + 1), bursts } }'
+	done | tee -a "$OUT/summary.txt"
+}
+
+setup
+slurm_rate
+daemon_rate
+slurm_view
+report "# load at end $(load)"
