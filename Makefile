@@ -73,7 +73,7 @@ CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all jobside cuda check unit integration demo install clean bench
+.PHONY: all jobside cuda check unit unit-build integration demo install clean bench
 all: $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
      $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) cuda
 
@@ -136,16 +136,23 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o 
 
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
 
-unit: all $(UNIT_BINS) $(TEST_DEPS)
+unit-build: all $(UNIT_BINS) $(TEST_DEPS)
+
+unit: unit-build
 	@set -e; for t in $(UNIT_BINS); do \
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
 # tests in the debug and san builds and the integration tests (san build)
 # against a freshly started local cluster, and stops it whatever happens.
+# The builds use every core (JOBS); the tests run one at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 check:
 	scripts/deps
+	$(MAKE) -j$(JOBS) VARIANT=debug unit-build
 	$(MAKE) VARIANT=debug unit
+	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	scripts/run-integration VARIANT=san --no-build
 

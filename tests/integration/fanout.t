@@ -85,11 +85,18 @@ done
 is "$(sql "select string_agg(node || '=' || substring(options from 'gres=([^\t\n]*)'), ',' order by node) from steps where run_id = $run")" \
 	"$want" "each instance asked for its node's own GPU count (Slurm's node record)"
 
-# ---- a node that dies: named, and the retry runs elsewhere --------------------
+# ---- a node that dies: named; a retry runs elsewhere, or, pinned to it, gives
+#      up at its pending limit (one crash serves both runs) ---------------------
+yaml pinned 'name: pinned
+slurm: { partition: gpu, gres: "gpu:1", nodes: each }
+steps:
+  - { id: long, plugin: smoke, retries: 1, pending_limit: 8s, with: { sleep: 30 } }'
 yaml floating 'name: floating
 slurm: { partition: gpu, gres: "gpu:1" }
 steps:
   - { id: long, plugin: smoke, retries: 1, with: { sleep: 12 } }'
+prun=$(submit_as alice "$TEST_TMP/pinned.yaml")
+wait_for "[[ \$(sql \"select count(*) from steps where run_id = $prun and state = 'running'\") == ${#NODES[@]} ]]" 60
 run=$(submit_as alice "$TEST_TMP/floating.yaml")
 wait_for "[[ \$(sql \"select state from steps where run_id = $run\") == running ]]" 60
 dead=$(sql "select exec_node from steps where run_id = $run")
@@ -104,26 +111,15 @@ like "$(sql "select string_agg(detail, '|' order by e.id) from step_events e joi
 	"Slurm job [0-9]+ ended NODE_FAIL on $dead without an exit record: node $dead is DOWN.*\(Not responding\)" \
 	"attempt 1's error names the node, its state and Slurm's reason"
 is "$(sql "select avoid_nodes from steps where run_id = $run")" "$dead" "the dead node is avoided"
-"$ROOT/scripts/cluster" node-start "$dead" >/dev/null
 
-# ---- a retry pinned to a dead node gives up at its pending limit ---------------
-pinned=${NODES[1]}
-yaml pinned 'name: pinned
-slurm: { partition: gpu, gres: "gpu:1", nodes: each }
-steps:
-  - { id: long, plugin: smoke, retries: 1, pending_limit: 8s, with: { sleep: 12 } }'
-run=$(submit_as alice "$TEST_TMP/pinned.yaml")
-wait_for "[[ \$(sql \"select state from steps where run_id = $run and node = '$pinned'\") == running ]]" 60
-"$ROOT/scripts/cluster" node-kill "$pinned" >/dev/null
-on_exit "'$ROOT/scripts/cluster' node-start '$pinned' >/dev/null 2>&1 || true"
-wait_run "$run" 150
-is "$(sql "select state || ' ' || attempt from steps where run_id = $run and node = '$pinned'")" "failed 2" \
-	"the instance pinned to the dead $pinned failed after its retry"
-like "$(sql "select error from steps where run_id = $run and node = '$pinned'")" \
-	"pending for [0-9]+ s, over the pending limit of 8 s \(Slurm: .*\): node $pinned is DOWN" \
+wait_run "$prun" 150
+is "$(sql "select state || ' ' || attempt from steps where run_id = $prun and node = '$dead'")" "failed 2" \
+	"the instance pinned to the dead $dead failed after its retry"
+like "$(sql "select error from steps where run_id = $prun and node = '$dead'")" \
+	"pending for [0-9]+ s, over the pending limit of 8 s \(Slurm: .*\): node $dead is DOWN" \
 	"at its pending limit, with Slurm's reason and the node's state"
-is "$(sql "select count(*) from steps where run_id = $run and state = 'succeeded'")" "$((${#NODES[@]} - 1))" \
+is "$(sql "select count(*) from steps where run_id = $prun and state = 'succeeded'")" "$((${#NODES[@]} - 1))" \
 	"the other nodes' instances succeeded"
-"$ROOT/scripts/cluster" node-start "$pinned" >/dev/null
+"$ROOT/scripts/cluster" node-start "$dead" >/dev/null
 
 done_testing
