@@ -45,13 +45,10 @@ die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/chain-bench}
 VAR=$ROOFLINE_VAR
 BUSER=rlbench
-BIN=$REPO/build/release/bin
-TICK=$(getconf CLK_TCK)
-CONF=$VAR/rooflined.yaml
-DLOG=$VAR/rooflined.log
 DPID=
-
-cpu_s() { awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / t }' "/proc/$1/stat"; }
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
+BIN=$SNAP/bin
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
 
 cleanup() {
@@ -64,23 +61,13 @@ cleanup() {
 trap cleanup EXIT
 
 make -C "$REPO" -s VARIANT=release all >/dev/null
+bench_snapshot smoke.so
 "$REPO/scripts/cluster" start >/dev/null
 eval "$("$REPO/scripts/cluster" env)"
 "$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
 
 daemon_start() { # daemon_start POLL
-	mkdir -p "$VAR/spool"
-	cat >"$CONF" <<EOF
-database: ""
-spool_dir: $VAR/spool
-plugin_dir: $REPO/build/release/plugins
-job_program: $BIN/roofline-job
-facility_user: $BUSER
-poll_interval: $1
-retry_backoff: 1s
-log_level: warning
-log: stderr
-EOF
+	bench_config "$1" warning
 	"$BIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	for _ in $(seq 300); do
@@ -96,7 +83,7 @@ daemon_stop() {
 	DPID=
 }
 
-as_user() { runuser -u "$BUSER" -- env -u PGUSER PATH="$PATH" PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$@"; }
+as_user() { runuser -u "$BUSER" -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$@"; }
 
 # wait_runs FIRST LAST: until every run from FIRST to LAST has ended.
 wait_runs() {

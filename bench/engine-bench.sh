@@ -72,11 +72,8 @@ PartitionName=$PART Nodes=ALL OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
 export ROOFLINE_SLURM_EXTRA
 # One compute node, as the figures in docs/engine-bench.md were measured.
 export ROOFLINE_NODES=${ROOFLINE_NODES:-1}
-SNAP=$VAR/snap
-CONF=$VAR/rooflined.yaml
-DLOG=$VAR/rooflined.log
-SPOOL=$VAR/spool
-TICK=$(getconf CLK_TCK)
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
 DPID=
 CHURN_PID=
 PROBES=0
@@ -97,8 +94,6 @@ as_user() {
 	runuser -u "$BUSER" -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" \
 		PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$@"
 }
-# cpu_s PID: user + system CPU seconds of PID so far.
-cpu_s() { awk -v t="$TICK" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / t }' "/proc/$1/stat"; }
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 now() { date +%s.%N; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a - b }'; }
@@ -203,26 +198,8 @@ setup() {
 	eval "$("$REPO/scripts/cluster" env)"
 	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
 	# A copy of the binaries: others may rebuild build/release meanwhile.
-	rm -rf "$SNAP"
-	mkdir -p "$SNAP/bin" "$SNAP/plugins" "$SNAP/share/rooflined/sql" "$SPOOL"
-	cp "$REPO"/sql/*.sql "$SNAP/share/rooflined/sql/"
-	cp "$REPO"/build/release/bin/{rooflined,roofline-job} "$REPO"/build/release/bench/engine-{submit,poll} "$SNAP/bin/"
-	cp "$REPO"/build/release/plugins/*.so "$SNAP/plugins/"
-	chmod -R a+rX "$SNAP"
-	chmod 0755 "$SPOOL"
-	cat >"$CONF" <<EOF
-database: ""
-spool_dir: $SPOOL
-plugin_dir: $SNAP/plugins
-pipeline_dir: ""
-job_program: $SNAP/bin/roofline-job
-facility_user: $BUSER
-pidfile: $VAR/rooflined.pid
-poll_interval: $POLL
-retry_backoff: 1s
-log_level: info
-log: stderr
-EOF
+	bench_snapshot smoke.so -- engine-submit engine-poll
+	bench_config "$POLL"
 	daemon_start
 	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null

@@ -54,11 +54,8 @@ PART=fan
 export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 + 1000))
 SchedulerParameters=batch_sched_delay=0
 PartitionName=$PART Nodes=rl-node[1-$ROOFLINE_NODES] OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
-SNAP=$VAR/snap
-CONF=$VAR/rooflined.yaml
-DLOG=$VAR/rooflined.log
-SPOOL=$VAR/spool
-TICK=$(getconf CLK_TCK)
+# shellcheck source=bench/lib.sh
+. "$REPO/bench/lib.sh"
 DPID=
 
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
@@ -67,7 +64,6 @@ report() { printf '%s\n' "$*" | tee -a "$OUT/summary.txt"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", a - b }'; }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.1f}" 'BEGIN { printf f "\n", b ? a / b : 0 }'; }
-cpu_s() { awk -v t="$TICK" '{ printf "%.2f\n", ($14 + $15) / t }' "/proc/$1/stat"; }
 
 ((EUID == 0)) || die "must run as root (it starts a private Slurm and PostgreSQL)"
 [[ $VAR != "$REPO/var" ]] || die "ROOFLINE_VAR must not be the default cluster's $REPO/var"
@@ -119,26 +115,8 @@ setup() {
 	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
 	mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p "$PART" -o '%N' | head -1)")
 	# A copy of the binaries: others may rebuild build/release meanwhile.
-	rm -rf "$SNAP"
-	mkdir -p "$SNAP/bin" "$SNAP/plugins" "$SNAP/share/rooflined/sql" "$SPOOL"
-	cp "$REPO"/sql/*.sql "$SNAP/share/rooflined/sql/"
-	cp "$REPO"/build/release/bin/{rooflined,roofline-job} "$REPO"/build/release/bench/engine-submit "$SNAP/bin/"
-	cp "$REPO"/build/release/plugins/smoke.so "$SNAP/plugins/"
-	chmod -R a+rX "$SNAP"
-	chmod 0755 "$SPOOL"
-	cat >"$CONF" <<EOF
-database: ""
-spool_dir: $SPOOL
-plugin_dir: $SNAP/plugins
-pipeline_dir: ""
-job_program: $SNAP/bin/roofline-job
-facility_user: $BUSER
-pidfile: $VAR/rooflined.pid
-poll_interval: $POLL
-retry_backoff: 1s
-log_level: info
-log: stderr
-EOF
+	bench_snapshot smoke.so -- engine-submit
+	bench_config "$POLL"
 	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
