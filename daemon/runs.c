@@ -31,13 +31,61 @@ static char *gres_name(const struct pipeline *p)
 	return g && *g ? xstrndup(g, strcspn(g, ":,")) : NULL;
 }
 
+/* Slurm's judgement of one partition's nodes, asked once per pass over the
+ * queued runs however many of them fan out over it (250 runs queued at once
+ * would otherwise ask slurmctld for every node 250 times). */
+struct partition_cache {
+	char *partition, *gres;       /* the question; NULL: default / none */
+	struct slurm_node_state *all; /* the answer, owned */
+	size_t n_all;
+	bool filled;
+};
+
+static bool same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void partition_cache_release(struct partition_cache *c)
+{
+	free(c->partition);
+	free(c->gres);
+	slurm_nodes_free(c->all, c->n_all);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The partition's nodes, from the cache when it holds the same question;
+ * *all is borrowed from the cache.  0 or -errno with err. */
+static int partition_nodes(struct partition_cache *c, const char *partition,
+			   const char *gres,
+			   const struct slurm_node_state **all, size_t *n_all,
+			   struct strbuf *err)
+{
+	if (!c->filled || !same_text(c->partition, partition) ||
+	    !same_text(c->gres, gres)) {
+		int rc;
+
+		partition_cache_release(c);
+		rc = slurm_partition_nodes(partition, gres, &c->all, &c->n_all,
+					   err);
+		if (rc < 0)
+			return rc;
+		c->partition = partition ? xstrdup(partition) : NULL;
+		c->gres = gres ? xstrdup(gres) : NULL;
+		c->filled = true;
+	}
+	*all = c->all;
+	*n_all = c->n_all;
+	return 0;
+}
+
 /* The nodes a run's Slurm steps are spread over: NULL-terminated, "" for
- * a pipeline that is not per node.  For `nodes: each`, *all gets every node
- * of the partition as Slurm judged it (the unused ones are recorded).
- * Caller frees. */
-static char **run_nodes(const struct pipeline *p, size_t *n,
-			struct slurm_node_state **all, size_t *n_all,
-			struct strbuf *err)
+ * a pipeline that is not per node (caller frees).  For `nodes: each`, *all
+ * gets every node of the partition as Slurm judged it (the unused ones are
+ * recorded), borrowed from cache. */
+static char **run_nodes(const struct pipeline *p, struct partition_cache *cache,
+			size_t *n, const struct slurm_node_state **all,
+			size_t *n_all, struct strbuf *err)
 {
 	char **nodes = NULL, *gres = gres_name(p);
 	int rc;
@@ -45,8 +93,8 @@ static char **run_nodes(const struct pipeline *p, size_t *n,
 	*n = 0;
 	switch (p->slurm.nodes) {
 	case PIPELINE_NODES_EACH:
-		rc = slurm_partition_nodes(p->slurm.partition, gres, all, n_all,
-					   err);
+		rc = partition_nodes(cache, p->slurm.partition, gres, all, n_all,
+				     err);
 		free(gres);
 		if (rc < 0)
 			return NULL;
@@ -331,12 +379,13 @@ static void run_fail(struct engine *e, long run_id, const char *error)
 	log_error("run %ld failed to start: %s", run_id, error);
 }
 
-static void start_run(struct engine *e, long run_id, const char *yaml,
-		      bool facility, const char *owner)
+static void start_run(struct engine *e, struct partition_cache *cache,
+		      long run_id, const char *yaml, bool facility,
+		      const char *owner)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct expansion x = { 0 };
-	struct slurm_node_state *all = NULL;
+	const struct slurm_node_state *all = NULL;
 	size_t n_all = 0;
 	char name[32], id[32], *spool;
 	struct pipeline *p = NULL;
@@ -351,7 +400,8 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 		goto out;
 	}
 	p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
-	if (!p || !(x.nodes = run_nodes(p, &x.n_nodes, &all, &n_all, &err))) {
+	if (!p || !(x.nodes = run_nodes(p, cache, &x.n_nodes, &all, &n_all,
+					&err))) {
 		if (err.len && err.buf[err.len - 1] == '\n')
 			err.buf[--err.len] = '\0';
 		run_fail(e, run_id, err.buf);
@@ -387,7 +437,6 @@ static void start_run(struct engine *e, long run_id, const char *yaml,
 out:
 	free(x.ids);
 	free_nodes(x.nodes);
-	slurm_nodes_free(all, n_all);
 	pipeline_free(p);
 	strbuf_release(&err);
 }
@@ -398,11 +447,13 @@ int runs_start_queued(struct engine *e)
 		"select id, yaml, facility, owner from runs where state = 'queued'"
 		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX), 0, NULL);
 
+	struct partition_cache cache = { 0 };
 	int n = r ? db_rows(r) : 0;
 
 	for (int i = 0; i < n; i++)
-		start_run(e, db_long(r, i, 0), db_value(r, i, 1),
+		start_run(e, &cache, db_long(r, i, 0), db_value(r, i, 1),
 			  db_value(r, i, 2)[0] == 't', db_value(r, i, 3));
+	partition_cache_release(&cache);
 	db_result_free(r);
 	return n;
 }
