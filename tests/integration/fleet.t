@@ -78,6 +78,14 @@ is "$(sql "select string_agg(step_id || '@' || node || ':' || state, ',' order b
 	"spec and ert ran as one Slurm job per node"
 is "$(sql "select count(*) from steps where run_id = $run and slurm_job_id is not null and (exec_node is null or exec_node <> node)")" 0 \
 	"each job ran on the node it was pinned to (steps.exec_node = steps.node)"
+# Slurm's own record of each job (kept MinJobAge=300 s after its end; the
+# local cluster has no accounting storage): the node it ran on
+mismatch=""
+while read -r job node; do
+	got=$(scontrol show job "$job" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')
+	[[ $got == "$node" ]] || mismatch+=" job $job: Slurm says '$got', pinned to '$node';"
+done < <(sql "select slurm_job_id, node from steps where run_id = $run and slurm_job_id is not null" | tr '|' ' ')
+is "$mismatch" "" "Slurm's record of each job names the node it was meant for"
 is "$(sql "select count(*) from ceilings c join steps s on s.id = c.step where c.run_id = $run and c.node <> s.node")" 0 \
 	"and every ceiling row carries the node its job recorded"
 is "$(sql "select string_agg(distinct node || ':' || gpu_index, ',' order by node || ':' || gpu_index) from ceilings where run_id = $run and method = 'empirical'")" \
