@@ -35,6 +35,9 @@ PG_INC  := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postg
 SLURM_LIBS := -lslurm
 PQ_LIBS := -lpq
 YAML_LIBS := -lyaml
+# json-c: cli/cli_json.c only (`roofline ... --json`); -lm for its isfinite
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null || echo -I/usr/include/json-c)
+JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) -lm
 
 # CUDA architectures this nvcc supports, out of the ones we target.
 CUDA_ARCHS := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),70 80 90))
@@ -107,7 +110,12 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 # daemon/slurm.c, before queueing it)
 $(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) -ldl
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) $(JSONC_LIBS) -ldl
+
+$(B)/obj/cli/cli_json.o: CPPFLAGS += $(JSONC_CFLAGS)
+$(B)/obj/tests/unit/test_cli_json.o: CPPFLAGS += -Icli
+$(B)/tests/test_cli_json: $(B)/obj/cli/cli_json.o $(B)/obj/daemon/db.o
+TEST_LIBS_cli_json := $(PQ_LIBS) $(JSONC_LIBS)
 
 # ---- CUDA --------------------------------------------------------------------
 ifeq ($(NVCC),)

@@ -12,7 +12,75 @@
 
 #include "cli.h"
 #include "cli_db.h"
+#include "cli_json.h"
 #include "util.h"
+
+/* Timestamps in JSON: ISO 8601, UTC (the session's time zone). */
+#define ISO_UTC(col) "to_char(" col ", 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+/* Take every --json out of argv (these commands have no "--"); true if one
+ * was there. */
+static bool take_json(int *argc, char **argv)
+{
+	bool found = false;
+	int j = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			found = true;
+		else
+			argv[j++] = argv[i];
+	}
+	*argc = j;
+	return found;
+}
+
+/* Add the rows of a query as key: [objects] to doc; -1 on a query error. */
+static int json_add_rows(struct db *db, struct json_object *doc,
+			 const char *key, const char *sql, const char *run)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db, sql, run ? 1 : 0, run ? params : NULL);
+
+	if (!r)
+		return -1;
+	cli_json_set(doc, key, cli_json_rows(r));
+	db_result_free(r);
+	return 0;
+}
+
+/* {"run": {...}} of one run into doc; -1 (said on stderr) when the user has
+ * no such run. */
+static int json_add_run(struct db *db, struct json_object *doc,
+			const char *run, const char *cmd)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db,
+		"select id, pipeline_name as pipeline, owner, state, spool_dir,"
+		" error from runs where id = $1", 1, params);
+
+	if (!r || db_rows(r) != 1) {
+		fprintf(stderr, "roofline %s: no run %s of yours\n", cmd, run);
+		db_result_free(r);
+		return -1;
+	}
+	cli_json_set(doc, "run", cli_json_row(r, 0));
+	db_result_free(r);
+	return 0;
+}
+
+/* Print doc, free it; the exit status. */
+static int json_finish(struct json_object *doc, const char *cmd)
+{
+	int rc = cli_json_print(doc, true);
+
+	cli_json_free(doc);
+	if (rc < 0) {
+		fprintf(stderr, "roofline %s: cannot write the output\n", cmd);
+		return CLI_FAILED;
+	}
+	return CLI_OK;
+}
 
 /* Parse [--help] RUN for the simple commands; returns the id or -CLI_*. */
 static long one_run_arg(int argc, char **argv, const char *cmd,
@@ -31,19 +99,43 @@ static long one_run_arg(int argc, char **argv, const char *cmd,
 	return id < 0 ? -100 - CLI_USAGE : id;
 }
 
+static int list_json(struct db *db)
+{
+	struct json_object *doc = cli_json_object();
+
+	if (json_add_rows(db, doc, "runs", "select id, pipeline_name as pipeline,"
+			  " owner, state, " ISO_UTC("submitted_at") " as submitted_at, "
+			  ISO_UTC("ended_at") " as ended_at"
+			  " from runs order by id desc limit 200", NULL) < 0) {
+		fprintf(stderr, "roofline list: %s\n", db_error(db));
+		cli_json_free(doc);
+		return CLI_FAILED;
+	}
+	return json_finish(doc, "list");
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct db_result *r;
 	struct db *db;
+	bool json = take_json(&argc, argv);
 
 	if (cli_wants_help(argc, argv) || argc > 1) {
-		printf("usage: roofline list\n\nLists your runs (and the facility's), "
-		       "newest first: id, pipeline, owner, state, submitted, ended.\n");
+		printf("usage: roofline list [--json]\n\nLists your runs (and the "
+		       "facility's), newest first: id, pipeline, owner, state,\n"
+		       "submitted, ended (the latest 200).  --json: one JSON document "
+		       "(docs/json.md).\n");
 		return argc > 1 && !cli_wants_help(argc, argv) ? CLI_USAGE : CLI_OK;
 	}
 	db = cli_db_connect("list");
 	if (!db)
 		return CLI_FAILED;
+	if (json) {
+		int rc = list_json(db);
+
+		db_close(db);
+		return rc;
+	}
 	r = db_query(db, "select id, pipeline_name, owner, state,"
 			 " to_char(submitted_at, 'YYYY-MM-DD HH24:MI:SS'),"
 			 " coalesce(to_char(ended_at, 'YYYY-MM-DD HH24:MI:SS'), '-')"
@@ -101,13 +193,38 @@ static int print_run_header(struct db *db, const char *run, const char *cmd)
 	return 0;
 }
 
+static int status_json(struct db *db, const char *run)
+{
+	struct json_object *doc = cli_json_object();
+
+	if (json_add_run(db, doc, run, "status") < 0) {
+		cli_json_free(doc);
+		return CLI_FAILED;
+	}
+	if (json_add_rows(db, doc, "unused_nodes", "select node, slurm_state,"
+			  " reason from run_nodes where run_id = $1 and not used"
+			  " order by node", run) < 0 ||
+	    json_add_rows(db, doc, "steps", "select step_id as step, node, state,"
+			  " attempt, slurm_job_id, on_daemon, exec_node, "
+			  ISO_UTC("started_at") " as started_at, "
+			  ISO_UTC("ended_at") " as ended_at, error, slurm_reason"
+			  " from steps where run_id = $1 order by id", run) < 0) {
+		fprintf(stderr, "roofline status: %s\n", db_error(db));
+		cli_json_free(doc);
+		return CLI_FAILED;
+	}
+	return json_finish(doc, "status");
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const char help[] =
-		"usage: roofline status RUN\n\nShows each step of RUN: state, "
-		"attempt, Slurm job id, node, start, end, and the error of a\n"
+		"usage: roofline status [--json] RUN\n\nShows each step of RUN: "
+		"state, attempt, Slurm job id, node, start, end, and the error of a\n"
 		"failed step or what Slurm says of one that waits or runs\n"
-		"(\"Slurm: ReqNodeNotAvail, ...\").\n";
+		"(\"Slurm: ReqNodeNotAvail, ...\").  --json: one JSON document "
+		"(docs/json.md).\n";
+	bool json = take_json(&argc, argv);
 	long id = one_run_arg(argc, argv, "status", help);
 	char run[32];
 	const char *params[] = { run };
@@ -119,6 +236,10 @@ int cmd_status(int argc, char **argv)
 		return (int)(-id - 100);
 	snprintf(run, sizeof(run), "%ld", id);
 	db = cli_db_connect("status");
+	if (db && json) {
+		rc = status_json(db, run);
+		goto out;
+	}
 	if (!db || print_run_header(db, run, "status") < 0)
 		goto out;
 	r = db_query(db, "select step_id || case when node = '' then '' else '@'"
@@ -314,13 +435,72 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 	return n;
 }
 
+/* "records": {kind: [{"step": ..., "fields": {...}}]}: every record of the
+ * run, each kind's in step and emission order. */
+static int json_add_records(struct db *db, struct json_object *doc,
+			    const char *run)
+{
+	const char *params[] = { run };
+	struct db_result *r = db_query(db,
+		"select r.kind, s.step_id || case when s.node = '' then '' else"
+		" '@' || s.node end, r.fields::text from step_records r join steps"
+		" s on s.id = r.step where r.run_id = $1 order by r.kind, r.step,"
+		" r.seq", 1, params);
+	struct json_object *records = cli_json_object(), *list = NULL;
+
+	if (!r) {
+		cli_json_free(records);
+		return -1;
+	}
+	for (int i = 0; i < db_rows(r); i++) {
+		struct json_object *rec = cli_json_object();
+
+		if (i == 0 || strcmp(db_value(r, i, 0), db_value(r, i - 1, 0))) {
+			list = cli_json_array();
+			cli_json_set(records, db_value(r, i, 0), list);
+		}
+		cli_json_set(rec, "step", cli_json_string(db_value(r, i, 1)));
+		cli_json_set(rec, "fields", cli_json_parse(db_value(r, i, 2)));
+		cli_json_append(list, rec);
+	}
+	cli_json_set(doc, "records", records);
+	db_result_free(r);
+	return 0;
+}
+
+static int show_json(struct db *db, const char *run, bool all)
+{
+	struct json_object *doc = cli_json_object();
+
+	if (json_add_run(db, doc, run, "show") < 0) {
+		cli_json_free(doc);
+		return CLI_FAILED;
+	}
+	/* the columns of show --csv, as numbers where they are numbers */
+	if (json_add_rows(db, doc, "kernels", "select kernel, precision, ai_l1,"
+			  " ai_l2, ai_dram, gflops, bound,"
+			  " round(pct_of_roof::numeric, 1) as pct_of_roof, verdict,"
+			  " node, gpu_name as gpu, tensor_uncounted, step"
+			  " from roofline_points where run_id = $1"
+			  " order by step, kernel, node", run) < 0 ||
+	    (all && json_add_records(db, doc, run) < 0)) {
+		fprintf(stderr, "roofline show: %s\n", db_error(db));
+		cli_json_free(doc);
+		return CLI_FAILED;
+	}
+	return json_finish(doc, "show");
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const char help[] =
-		"usage: roofline show [--csv] [--all] RUN\n\nPrints RUN's roofline "
-		"table (per kernel: AI at L1, L2 and DRAM, GFLOP/s,\nthe binding "
-		"roof, %% of it, verdict) when it has one; with --all, or when it\n"
-		"has none, the records its steps produced, one table per kind.\n";
+		"usage: roofline show [--csv | --json] [--all] RUN\n\nPrints RUN's "
+		"roofline table (per kernel: AI at L1, L2 and DRAM, GFLOP/s,\nthe "
+		"binding roof, %% of it, verdict) when it has one; with --all, or "
+		"when it\nhas none, the records its steps produced, one table per "
+		"kind.\n--json: the run and its kernels as one JSON document, with "
+		"--all its\nrecords too (docs/json.md).\n";
+	bool json = take_json(&argc, argv);
 	bool csv = false, all = false;
 	long id;
 	char run[32];
@@ -339,10 +519,19 @@ int cmd_show(int argc, char **argv)
 	id = one_run_arg(argc, argv, "show", help);
 	if (id < 0)
 		return (int)(-id - 100);
+	if (json && csv) {
+		fprintf(stderr, "roofline show: --json and --csv exclude each other\n");
+		return CLI_USAGE;
+	}
 	snprintf(run, sizeof(run), "%ld", id);
 	db = cli_db_connect("show");
 	if (!db)
 		return CLI_FAILED;
+	if (json) {
+		n = show_json(db, run, all);
+		db_close(db);
+		return n;
+	}
 	if (!csv && print_run_header(db, run, "show") < 0) {
 		db_close(db);
 		return CLI_FAILED;

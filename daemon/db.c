@@ -201,6 +201,32 @@ long db_long(const struct db_result *r, int row, int col)
 	return v ? strtol(v, NULL, 10) : 0;
 }
 
+int db_columns(const struct db_result *r)
+{
+	return PQnfields(r->res);
+}
+
+const char *db_column_name(const struct db_result *r, int col)
+{
+	return PQfname(r->res, col);
+}
+
+enum db_type db_column_type(const struct db_result *r, int col)
+{
+	/* Built-in type OIDs (catalog/pg_type_d.h, fixed since PostgreSQL 7):
+	 * server headers are not needed for six numbers. */
+	switch (PQftype(r->res, col)) {
+	case 16:			/* bool */
+		return DB_TYPE_BOOL;
+	case 20: case 21: case 23:	/* int8, int2, int4 */
+		return DB_TYPE_INT;
+	case 700: case 701: case 1700:	/* float4, float8, numeric */
+		return DB_TYPE_FLOAT;
+	default:
+		return DB_TYPE_TEXT;
+	}
+}
+
 void db_result_free(struct db_result *r)
 {
 	if (!r)

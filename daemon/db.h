@@ -58,6 +58,20 @@ int db_rows(const struct db_result *r);
 const char *db_value(const struct db_result *r, int row, int col);
 /* The field as a long (0 for NULL or garbage). */
 long db_long(const struct db_result *r, int row, int col);
+
+/* What a column holds, from its PostgreSQL type: what a JSON writer needs
+ * to know to print a value as a number, a boolean or a string. */
+enum db_type {
+	DB_TYPE_TEXT,	/* anything else: text, timestamps, jsonb ... */
+	DB_TYPE_INT,	/* smallint, integer, bigint */
+	DB_TYPE_FLOAT,	/* real, double precision, numeric */
+	DB_TYPE_BOOL,	/* boolean: the text is "t" or "f" */
+};
+
+int db_columns(const struct db_result *r);
+/* The column's name (its alias in the query); borrowed from r. */
+const char *db_column_name(const struct db_result *r, int col);
+enum db_type db_column_type(const struct db_result *r, int col);
 void db_result_free(struct db_result *r);
 
 int db_begin(struct db *db);

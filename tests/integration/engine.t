@@ -41,6 +41,23 @@ is "$(sql "select string_agg(distinct fields->>'uid', ',') from step_records whe
 is "$(sql "select count(*) from steps where run_id = $run and slurm_job_id is not null")" 2 \
 	"two Slurm jobs"
 like "$(as alice "$BIN/roofline" status "$run")" "hello +succeeded +1 +[0-9]+ " "status shows the Slurm job id"
+# --json: one document, parsed by Python, compared with what psql reads
+iso() { echo "to_char($1, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"; }
+as alice "$BIN/roofline" status --json "$run" >"$TEST_TMP/status.json"
+is "$?" 0 "roofline status --json exits 0"
+ok "status --json: the run as the database has it" "$ROOT/tests/tools/json_match" "$TEST_TMP/status.json" \
+	"$(sql "select id, pipeline_name, owner, state, spool_dir, error from runs where id = $run")" \
+	run id pipeline owner state spool_dir error
+ok "status --json: its steps, job ids and daemon flags as numbers and booleans" \
+	"$ROOT/tests/tools/json_match" "$TEST_TMP/status.json" \
+	"$(sql "select step_id, node, state, attempt, slurm_job_id, on_daemon, exec_node, $(iso started_at),
+		$(iso ended_at), error, slurm_reason from steps where run_id = $run order by id")" \
+	steps step node state attempt slurm_job_id on_daemon exec_node started_at ended_at error slurm_reason
+ok "status --json: no unused nodes" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["unused_nodes"] == [] and d["steps"][0]["slurm_job_id"] > 0
+assert d["steps"][-1]["on_daemon"] is True and d["steps"][-1]["slurm_job_id"] is None' "$TEST_TMP/status.json"
+like "$(as alice "$BIN/roofline" status --help)" "--json" "status --help mentions --json"
 
 # -- a failing step: run failed, dependents skipped, error stored
 pipeline failing '  - { id: broken, plugin: smoke, with: { fail: true } }

@@ -41,6 +41,11 @@ is "$(sql "select count(*) filter (where used) || ' used, ' || string_agg(case w
 	"the run records every node: the drained one with Slurm's state and reason"
 like "$(as alice "$BIN/roofline" status "$run")" "node $drained not used: DRAINED \(fanout test drain\)" \
 	"roofline status shows the unused node"
+as alice "$BIN/roofline" status --json "$run" >"$TEST_TMP/status.json"
+ok "and status --json, under unused_nodes, as run_nodes has it" \
+	"$ROOT/tests/tools/json_match" "$TEST_TMP/status.json" \
+	"$(sql "select node, slurm_state, reason from run_nodes where run_id = $run and not used order by node")" \
+	unused_nodes node slurm_state reason
 is "$(sql "select state from steps where run_id = $run and step_id = 'summary'")" succeeded \
 	"the fan-in step ran although $failing failed"
 is "$(sql "select fields->>'input_records' from step_records r join steps s on s.id = r.step where s.run_id = $run and s.step_id = 'summary' and r.kind = 'smoke'")" \

@@ -76,6 +76,33 @@ is "$(sql "select to_char(ai_l1, 'FM999990.000000') from roofline_points where r
 out=$(as alice "$BIN/roofline" show "$run")
 like "$out" "kernel_C\(double \*, const double \*, .*bandwidth-bound" "roofline show prints the roofline table"
 like "$(as alice "$BIN/roofline" show --csv "$run" | head -1)" "^kernel,precision,ai_l1,ai_l2,ai_dram,gflops" "and CSV"
+# --json: one document, parsed by Python, compared with what psql reads
+jm=$ROOT/tests/tools/json_match
+as alice "$BIN/roofline" show --json --all "$run" >"$TEST_TMP/show.json"
+is "$?" 0 "roofline show --json --all exits 0"
+ok "show --json: the run as the database has it" "$jm" "$TEST_TMP/show.json" \
+	"$(sql "select id, pipeline_name, owner, state, spool_dir, error from runs where id = $run")" \
+	run id pipeline owner state spool_dir error
+ok "show --json: the kernels as roofline_points has them (the columns of --csv)" "$jm" "$TEST_TMP/show.json" \
+	"$(sql "select kernel, precision, ai_l1, ai_l2, ai_dram, gflops, bound, round(pct_of_roof::numeric, 1),
+		verdict, node, gpu_name, tensor_uncounted, step from roofline_points where run_id = $run
+		order by step, kernel, node")" \
+	kernels kernel precision ai_l1 ai_l2 ai_dram gflops bound pct_of_roof verdict node gpu tensor_uncounted step
+ok "show --json: numbers are JSON numbers, the run id too" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+assert num(d["run"]["id"]) and len(d["kernels"]) == 3
+assert all(num(k[f]) for k in d["kernels"] for f in ("ai_l1", "ai_dram", "gflops", "pct_of_roof"))' "$TEST_TMP/show.json"
+is "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(len(v) for v in d["records"].values()), len(d["records"]))' "$TEST_TMP/show.json")" \
+	"$(sql "select count(*) || ' ' || count(distinct kind) from step_records where run_id = $run")" \
+	"show --json --all: every record, under its kind"
+as alice "$BIN/roofline" show --json --csv "$run" >/dev/null 2>&1
+is "$?" 2 "show --json with --csv is a usage error (exit 2)"
+as bob "$BIN/roofline" show --json "$run" >"$TEST_TMP/bob.json" 2>/dev/null
+is "$?:$(wc -c <"$TEST_TMP/bob.json")" "1:0" "bob gets exit 1 and no document for alice's run"
+like "$(as alice "$BIN/roofline" show --help)" "--json" "show --help mentions --json"
 chart=$(sql "select fields->>'file' from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'chart' and fields->>'format' = 'png' limit 1")
 dir=$(sql "select spool_dir from runs where id = $run")/chart/attempt-1
 ok "the PNG chart exists ($dir/$chart)" test -s "$dir/$chart"
@@ -121,6 +148,16 @@ hist=$(as alice "$BIN/roofline" history kernel_C 2>&1)
 like "$hist" "bandwidth-bound +$run" "roofline history kernel_C lists this run"
 as bob "$BIN/roofline" history kernel_C >/dev/null 2>&1
 is "$?" 1 "bob sees no history of alice's kernels"
+as alice "$BIN/roofline" history --json kernel_C >"$TEST_TMP/history.json"
+is "$?" 0 "roofline history --json exits 0"
+ok "history --json: kernel_C's rows as kernel_trend has them" "$jm" "$TEST_TMP/history.json" \
+	"$(sql "select to_char(run_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), node, gpu_name, gflops, ai_l1,
+		ai_l2, ai_dram, round(pct_of_roof::numeric, 1), verdict, run_id, kernel from kernel_trend
+		where kernel like 'kernel\\_C(%' order by run_at")" \
+	history run_at node gpu gflops ai_l1 ai_l2 ai_dram pct_of_roof verdict run kernel
+as alice "$BIN/roofline" history --json --csv kernel_C >/dev/null 2>&1
+is "$?" 2 "history --json with --csv is a usage error (exit 2)"
+like "$(as alice "$BIN/roofline" history --help)" "--json" "history --help mentions --json"
 
 # -- a truncated export: the step fails, nothing is stored as a profile
 head -c 3000 "$F/ncu/kernel_abc.raw.csv" >"$TEST_TMP/cut.csv"

@@ -63,6 +63,22 @@ is "$(sql "select owner from runs where id = $arun")" alice "the database record
 unlike "$(as bob "$BIN/roofline" list)" "^$arun " "bob does not see alice's run in his list"
 like "$(as alice "$BIN/roofline" list)" "(^|
 )$arun +mine +alice" "alice does"
+# --json: one document, parsed by Python, compared with what alice's own
+# psql session reads (row-level security decides for both)
+list_sql="select id, pipeline_name, owner, state, to_char(submitted_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+	to_char(ended_at, 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from runs order by id desc limit 200"
+for u in alice bob; do
+	as "$u" "$BIN/roofline" list --json >"$TEST_TMP/list-$u.json"
+	ok "list --json as $u: the runs $u's psql session reads" "$ROOT/tests/tools/json_match" \
+		"$TEST_TMP/list-$u.json" "$(as "$u" psql -X -q -t -A -c "$list_sql")" \
+		runs id pipeline owner state submitted_at ended_at
+done
+ok "alice's list --json holds run $arun, bob's not" python3 -c 'import json, sys
+a = [r["id"] for r in json.load(open(sys.argv[1]))["runs"]]
+b = [r["id"] for r in json.load(open(sys.argv[2]))["runs"]]
+assert int(sys.argv[3]) in a and int(sys.argv[3]) not in b' \
+	"$TEST_TMP/list-alice.json" "$TEST_TMP/list-bob.json" "$arun"
+like "$(as alice "$BIN/roofline" list --help)" "--json" "list --help mentions --json"
 as bob "$BIN/roofline" status "$arun" >/dev/null 2>&1
 is "$?" 1 "bob cannot see its status"
 as bob "$BIN/roofline" cancel "$arun" >/dev/null 2>&1

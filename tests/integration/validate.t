@@ -93,4 +93,33 @@ out=$("$roofline" validate --help)
 is "$?" 0 "--help exits 0"
 like "$out" '^usage: roofline validate \[--cluster\] \[--plugin-dir DIR\] FILE\.\.\.' "--help prints the usage"
 
+# -- roofline plugins --json: one document, parsed by Python; the same
+# plugins, stages, versions and option counts as the text listing says
+json_of_text() { # the text listing as name|stage|version|options lines
+	awk '/^[^ ]/ { if (n) print line "|" c; line = $1 "|" $2 "|" $3; c = 0; n = 1; next }
+	     /^    / { c++ } END { if (n) print line "|" c }'
+}
+"$roofline" plugins --json >"$TEST_TMP/plugins.json"
+is "$?" 0 "roofline plugins --json exits 0"
+want=$("$roofline" plugins | json_of_text)
+like "$want" "(^|
+)smoke\|utility\|" "the text listing is read here (smoke among them)"
+got=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d) == {"plugins", "refused"} and d["refused"] == []
+for p in d["plugins"]:
+    assert all(set(o) == {"key", "type", "default", "required", "help"} for o in p["options"])
+    print("|".join([p["name"], p["stage"], p["version"], str(len(p["options"]))]))' "$TEST_TMP/plugins.json")
+is "$got" "$want" "and lists what the text listing lists"
+n_so=$(find "$BUILD/plugins" -maxdepth 1 -name '*.so' | wc -l)
+is "$(wc -l <<<"$got")" "$n_so" "one entry per plugin file ($n_so)"
+"$roofline" plugins --json --plugin-dir "$BUILD/test-plugins" >"$TEST_TMP/refused.json"
+is "$?" 1 "a plugin that fails to load: exit 1 with --json too"
+is "$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted(r["file"] for r in d["refused"] if r["error"])))' "$TEST_TMP/refused.json")" \
+	"$("$roofline" plugins --plugin-dir "$BUILD/test-plugins" | awk '$2 == "REFUSED" { print $1 }' | sort | paste -sd' ')" \
+	"and the refused files, each with its reason, under \"refused\""
+like "$("$roofline" plugins --help)" "--json" "plugins --help mentions --json"
+
 done_testing
