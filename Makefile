@@ -23,6 +23,10 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wundef -Wvla -Werror
 CSTD    := -std=c11 -D_GNU_SOURCE
 CPPFLAGS += -Icommon -Iplugins -Idaemon -MMD -MP
+# The one place the version is written: VERSION, printed by every program's
+# --version.
+VERSION := $(shell cat VERSION)
+VERSION_CPPFLAGS := -DROOFLINE_VERSION='"$(VERSION)"'
 CFLAGS_debug   := -O0 -g3
 CFLAGS_san     := -O1 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer \
                   -fno-sanitize-recover=undefined
@@ -112,6 +116,9 @@ $(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(CO
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) $(JSONC_LIBS) -ldl
 
+$(B)/obj/cli/roofline.o $(B)/obj/jobs/roofline-job.o $(B)/obj/daemon/rooflined.o: \
+	CPPFLAGS += $(VERSION_CPPFLAGS)
+$(B)/obj/cli/roofline.o $(B)/obj/jobs/roofline-job.o $(B)/obj/daemon/rooflined.o: VERSION
 $(B)/obj/cli/cli_json.o: CPPFLAGS += $(JSONC_CFLAGS)
 $(B)/obj/tests/unit/test_cli_json.o: CPPFLAGS += -Icli
 $(B)/tests/test_cli_json: $(B)/obj/cli/cli_json.o $(B)/obj/daemon/db.o

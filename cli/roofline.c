@@ -36,7 +36,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
-	fprintf(out, "\n`roofline COMMAND --help` describes each.  Exit status: "
+	fprintf(out, "\n`roofline COMMAND --help` describes each; `roofline --version`"
+		     " prints the version.  Exit status: "
 		     "0 ok, 1 failed, 2 usage.\n");
 }
 
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("roofline %s\n", ROOFLINE_VERSION);
 		return CLI_OK;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {

@@ -68,6 +68,7 @@ static void usage(FILE *out)
 		"  -v, --verbose       log level debug\n"
 		"      --check-config  load the configuration and exit 0 if it is valid\n"
 		"  -h, --help          this text\n"
+		"      --version       print the version and exit\n"
 		"\n"
 		"Signals: SIGHUP reloads the configuration and facility pipelines;\n"
 		"SIGTERM stops, leaving running jobs to the next start.\n"
@@ -258,6 +259,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-config", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = NULL;
@@ -274,6 +276,7 @@ int main(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'C': check = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("rooflined %s\n", ROOFLINE_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -46,6 +46,7 @@ static void usage(FILE *out)
 		"  --help-plugin P    show plugin P's options\n"
 		"  -v, --verbose      log debug lines\n"
 		"  -h, --help         this text\n"
+		"      --version      print the version and exit\n"
 		"\n"
 		"Exit status: 0 done, 1 failed, 2 usage, 75 failed but worth retrying.\n");
 }
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
 		{ "help-plugin", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *run = NULL, *out = NULL, *help_for = NULL;
@@ -151,6 +153,7 @@ int main(int argc, char **argv)
 		case 'H': help_for = optarg; break;
 		case 'v': level = RL_LOG_DEBUG; break;
 		case 'h': usage(stdout); rc = 0; goto out;
+		case 'V': printf("roofline-job %s\n", ROOFLINE_VERSION); rc = 0; goto out;
 		default: usage(stderr); rc = EXIT_USAGE; goto out;
 		}
 	}

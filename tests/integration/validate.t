@@ -122,4 +122,11 @@ print(" ".join(sorted(r["file"] for r in d["refused"] if r["error"])))' "$TEST_T
 	"and the refused files, each with its reason, under \"refused\""
 like "$("$roofline" plugins --help)" "--json" "plugins --help mentions --json"
 
+# -- every program says its version, the one in VERSION
+version=$(cat "$ROOT/VERSION")
+for prog in roofline rooflined roofline-job; do
+	out=$("$BIN/$prog" --version 2>&1)
+	is "$?:$out" "0:$prog $version" "$prog --version prints '$prog $version' and exits 0"
+done
+
 done_testing
