@@ -53,10 +53,7 @@ sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
 
 cleanup() {
 	[[ -n $DPID ]] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
-	if [[ ${KEEP:-0} != 1 ]]; then
-		"$REPO/scripts/cluster" stop >/dev/null 2>&1 || true
-		rm -rf "$VAR"
-	fi
+	bench_cluster_release
 }
 trap cleanup EXIT
 

@@ -93,12 +93,7 @@ cleanup() {
 		wait "$DPID" 2>/dev/null
 	fi
 	[[ -f $DLOG ]] && cp "$DLOG" "$OUT/rooflined.log"
-	if [[ ${KEEP:-0} == 1 ]]; then
-		say "KEEP=1: cluster left running in $VAR"
-	elif [[ -d $VAR ]]; then
-		"$REPO/scripts/cluster" stop >/dev/null 2>&1
-		rm -rf "$VAR"
-	fi
+	bench_cluster_release
 	say "raw results in $OUT"
 	exit "$rc"
 }

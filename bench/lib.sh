@@ -49,3 +49,14 @@ log_level: ${2:-info}
 log: stderr
 CONF
 }
+
+# bench_cluster_release: stop the benchmark's cluster and remove $VAR, or,
+# with KEEP=1, leave it running and say so.
+bench_cluster_release() {
+	if [[ ${KEEP:-0} == 1 ]]; then
+		printf '%s: KEEP=1: cluster left running in %s\n' "$PROG" "$VAR" >&2
+	elif [[ -d $VAR ]]; then
+		"$REPO/scripts/cluster" stop >/dev/null 2>&1 || true
+		rm -rf "$VAR"
+	fi
+}

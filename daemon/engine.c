@@ -61,16 +61,22 @@ static int take_daemon_lock(struct engine *e, struct strbuf *err)
 	return rc;
 }
 
-/* Lock, then listen for new runs.  0, -EEXIST or -EIO with err. */
+/* LISTEN for new runs and cancellations.  0 or -EIO with err. */
+static int listen_for_runs(struct engine *e, struct strbuf *err)
+{
+	if (db_exec(e->db, "listen " ENGINE_CHANNEL, 0, NULL) >= 0)
+		return 0;
+	strbuf_addf(err, "cannot listen for new runs: %s", db_error(e->db));
+	return -EIO;
+}
+
+/* A new session (a reconnect): lock, then listen.  0, -EEXIST or -EIO with
+ * err. */
 static int setup_session(struct engine *e, struct strbuf *err)
 {
 	int rc = take_daemon_lock(e, err);
 
-	if (rc == 0 && db_exec(e->db, "listen " ENGINE_CHANNEL, 0, NULL) < 0) {
-		strbuf_addf(err, "cannot listen for new runs: %s", db_error(e->db));
-		rc = -EIO;
-	}
-	return rc;
+	return rc == 0 ? listen_for_runs(e, err) : rc;
 }
 
 #define LOCK_TRIES 20
@@ -95,10 +101,8 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 	}
 	if (rc == 0 && migrate_apply(e->db, err) < 0)
 		rc = -EIO;
-	if (rc == 0 && db_exec(e->db, "listen " ENGINE_CHANNEL, 0, NULL) < 0) {
-		strbuf_addf(err, "cannot listen for new runs: %s", db_error(e->db));
-		rc = -EIO;
-	}
+	if (rc == 0)
+		rc = listen_for_runs(e, err);
 	if (rc < 0) {
 		db_close(e->db);
 		e->db = NULL;

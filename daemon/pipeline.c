@@ -177,6 +177,65 @@ static const char *gres_fields_bad(char **parts, size_t n, const char **subject)
 	return n == 3 ? gres_count_bad(parts[2]) : NULL;
 }
 
+struct pipeline_gres *pipeline_gres_parse(const char *text, size_t *n)
+{
+	struct pipeline_gres *items = NULL;
+	char *copy = xstrdup(text), *save = NULL;
+
+	*n = 0;
+	for (char *it = strtok_r(copy, ",", &save); it;
+	     it = strtok_r(NULL, ",", &save)) {
+		char *f[3], *fs = NULL, *paren = strchr(it, '(');
+		size_t nf = 0;
+		long count = 1;
+
+		if (paren)
+			*paren = '\0';
+		for (char *t = strtok_r(it, ":", &fs); t && nf < 3;
+		     t = strtok_r(NULL, ":", &fs))
+			f[nf++] = t;
+		if (nf == 0)
+			continue;
+		if (nf > 1 && isdigit((unsigned char)f[nf - 1][0]) &&
+		    util_parse_long(f[nf - 1], &count) == 0)
+			nf--;
+		else if (nf > 1 && strcmp(f[nf - 1], PIPELINE_GRES_ALL) == 0)
+			nf--; /* all of a node's: at least one */
+		items = xrealloc(items, (*n + 1) * sizeof(*items));
+		items[*n] = (struct pipeline_gres){
+			.name = xstrdup(f[0]),
+			.type = nf > 1 && strcmp(f[1], "(null)") != 0
+					? xstrdup(f[1]) : NULL,
+			.count = count,
+		};
+		(*n)++;
+	}
+	free(copy);
+	return items;
+}
+
+void pipeline_gres_free(struct pipeline_gres *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(items[i].name);
+		free(items[i].type);
+	}
+	free(items);
+}
+
+long pipeline_gres_count(const char *gres, const char *name)
+{
+	size_t n;
+	struct pipeline_gres *items = pipeline_gres_parse(gres ? gres : "", &n);
+	long total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(items[i].name, name) == 0)
+			total += items[i].count;
+	pipeline_gres_free(items, n);
+	return total;
+}
+
 bool pipeline_gres_wants_all(const char *gres)
 {
 	size_t len = strlen(PIPELINE_GRES_ALL);

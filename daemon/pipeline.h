@@ -137,6 +137,21 @@ const struct pipeline_step *pipeline_step_find(const struct pipeline *p,
  */
 int pipeline_topo_order(const struct pipeline *p, size_t *order);
 
+/* One gres item, NAME[:TYPE][:COUNT], of a pipeline's request or of a
+ * node's gres in Slurm's node record ("gpu:h100:2(S:0-1)"). */
+struct pipeline_gres {
+	char *name, *type; /* type NULL: any */
+	long count;        /* 1 when not given, or "all" */
+};
+
+/* Parse comma-separated gres text into items (socket suffixes "(S:..)"
+ * dropped).  Caller frees with pipeline_gres_free. */
+struct pipeline_gres *pipeline_gres_parse(const char *text, size_t *n);
+void pipeline_gres_free(struct pipeline_gres *items, size_t n);
+/* How many of gres `name` the text declares, summed over its items (0 when
+ * none; NULL text: none). */
+long pipeline_gres_count(const char *gres, const char *name);
+
 /* True when gres text asks for all of a device ("gpu:all"). */
 bool pipeline_gres_wants_all(const char *gres);
 /* gres with every "all" count replaced by count ("gpu:all" -> "gpu:2");

@@ -21,12 +21,6 @@ struct checker {
 	struct ytree_errors e;
 };
 
-/* One gres item: NAME[:TYPE][:COUNT], of a request or of a node. */
-struct gres_item {
-	char *name, *type; /* type NULL: any */
-	long count;
-};
-
 static void report_at(struct checker *ck, struct pipeline_pos at,
 		      const char *fmt, ...) RL_PRINTF(3, 4);
 
@@ -79,54 +73,6 @@ static void free_names(char **names, size_t n)
 
 /* ---- gres ------------------------------------------------------------------ */
 
-/* Parse the comma-separated gres text into items (a node's "(S:0-1)"
- * socket suffixes dropped; no count means 1).  Caller frees. */
-static struct gres_item *gres_parse(const char *text, size_t *n)
-{
-	struct gres_item *items = NULL;
-	char *copy = xstrdup(text), *save = NULL;
-
-	*n = 0;
-	for (char *it = strtok_r(copy, ",", &save); it;
-	     it = strtok_r(NULL, ",", &save)) {
-		char *f[3], *fs = NULL, *paren = strchr(it, '(');
-		size_t nf = 0;
-		long count = 1;
-
-		if (paren)
-			*paren = '\0';
-		for (char *t = strtok_r(it, ":", &fs); t && nf < 3;
-		     t = strtok_r(NULL, ":", &fs))
-			f[nf++] = t;
-		if (nf == 0)
-			continue;
-		if (nf > 1 && isdigit((unsigned char)f[nf - 1][0]) &&
-		    util_parse_long(f[nf - 1], &count) == 0)
-			nf--;
-		else if (nf > 1 && strcmp(f[nf - 1], PIPELINE_GRES_ALL) == 0)
-			nf--; /* all of a node's: at least one */
-		items = xrealloc(items, (*n + 1) * sizeof(*items));
-		items[*n] = (struct gres_item){
-			.name = xstrdup(f[0]),
-			.type = nf > 1 && strcmp(f[1], "(null)") != 0
-					? xstrdup(f[1]) : NULL,
-			.count = count,
-		};
-		(*n)++;
-	}
-	free(copy);
-	return items;
-}
-
-static void gres_free(struct gres_item *items, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(items[i].name);
-		free(items[i].type);
-	}
-	free(items);
-}
-
 static const struct slurm_node *node_find(const struct slurm_cluster *c,
 					  const char *name)
 {
@@ -138,10 +84,10 @@ static const struct slurm_node *node_find(const struct slurm_cluster *c,
 
 /* True when the node has want: that many of that name (of that type, when
  * one is asked for), summed over its items. */
-static bool node_has(const struct slurm_node *node, const struct gres_item *want)
+static bool node_has(const struct slurm_node *node, const struct pipeline_gres *want)
 {
 	size_t n;
-	struct gres_item *have = gres_parse(node->gres, &n);
+	struct pipeline_gres *have = pipeline_gres_parse(node->gres, &n);
 	long total = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -149,13 +95,13 @@ static bool node_has(const struct slurm_node *node, const struct gres_item *want
 		    (!want->type ||
 		     (have[i].type && strcmp(have[i].type, want->type) == 0)))
 			total += have[i].count;
-	gres_free(have, n);
+	pipeline_gres_free(have, n);
 	return total >= want->count;
 }
 
 /* How many nodes of the partition have every item of want[0..n). */
 static size_t part_nodes_with(const struct checker *ck,
-			      const struct gres_item *want, size_t n)
+			      const struct pipeline_gres *want, size_t n)
 {
 	size_t found = 0;
 
@@ -182,18 +128,18 @@ static char **gres_seen(const struct checker *ck, char *const *names,
 	for (size_t i = 0; i < nodes; i++) {
 		const struct slurm_node *node =
 			names ? node_find(ck->c, names[i]) : &ck->c->nodes[i];
-		struct gres_item *items;
+		struct pipeline_gres *items;
 		size_t k;
 
 		if (!node)
 			continue;
-		items = gres_parse(node->gres, &k);
+		items = pipeline_gres_parse(node->gres, &k);
 		for (size_t j = 0; j < k; j++)
 			set_add(&seen, n, !with_count ? xstrdup(items[j].name)
 				: items[j].type ? xasprintf("%s:%s:%ld", items[j].name,
 							    items[j].type, items[j].count)
 				: xasprintf("%s:%ld", items[j].name, items[j].count));
-		gres_free(items, k);
+		pipeline_gres_free(items, k);
 	}
 	return seen;
 }
@@ -215,7 +161,7 @@ static char *nth_item(const char *text, size_t i)
 }
 
 /* Report the first item nobody has; true when there was one. */
-static bool check_gres_items(struct checker *ck, const struct gres_item *want,
+static bool check_gres_items(struct checker *ck, const struct pipeline_gres *want,
 			     size_t n, const char *text)
 {
 	const struct pipeline_slurm *s = &ck->p->slurm;
@@ -256,16 +202,16 @@ static void check_gres(struct checker *ck)
 {
 	const struct pipeline_slurm *s = &ck->p->slurm;
 	size_t n;
-	struct gres_item *want;
+	struct pipeline_gres *want;
 
 	if (!s->gres)
 		return;
-	want = gres_parse(s->gres, &n);
+	want = pipeline_gres_parse(s->gres, &n);
 	if (!check_gres_items(ck, want, n, s->gres) &&
 	    part_nodes_with(ck, want, n) == 0)
 		report_at(ck, s->gres_at, "no node of partition '%s' has all of "
 			  "gres '%s'", ck->part->name, s->gres);
-	gres_free(want, n);
+	pipeline_gres_free(want, n);
 }
 
 /* ---- time, nodes, partition ------------------------------------------------ */

@@ -66,10 +66,18 @@ static int partition_nodes(struct partition_cache *c, const char *partition,
 		int rc;
 
 		partition_cache_release(c);
-		rc = slurm_partition_nodes(partition, gres, &c->all, &c->n_all,
-					   err);
+		rc = slurm_partition_nodes(partition, &c->all, &c->n_all, err);
 		if (rc < 0)
 			return rc;
+		for (size_t i = 0; gres && i < c->n_all; i++) {
+			struct slurm_node_state *nd = &c->all[i];
+
+			if (nd->usable && pipeline_gres_count(nd->gres, gres) == 0) {
+				nd->usable = false;
+				free(nd->reason);
+				nd->reason = xasprintf("no '%s' gres", gres);
+			}
+		}
 		c->partition = partition ? xstrdup(partition) : NULL;
 		c->gres = gres ? xstrdup(gres) : NULL;
 		c->filled = true;
@@ -223,10 +231,14 @@ static void needs_literal(const struct expansion *x, size_t ni, size_t k,
 /* How many of the asked gres `node` has (1 when unknown). */
 static long node_gres_count(const struct expansion *x, const char *node)
 {
-	for (size_t i = 0; node[0] && i < x->n_all; i++)
-		if (strcmp(x->all[i].name, node) == 0 && x->all[i].gres_count > 0)
-			return x->all[i].gres_count;
-	return 1;
+	char *name = gres_name(x->p);
+	long count = 0;
+
+	for (size_t i = 0; name && node[0] && i < x->n_all; i++)
+		if (strcmp(x->all[i].name, node) == 0)
+			count = pipeline_gres_count(x->all[i].gres, name);
+	free(name);
+	return count > 0 ? count : 1;
 }
 
 static int insert_instance(struct engine *e, long run_id,

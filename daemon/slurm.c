@@ -306,63 +306,21 @@ static int nodes_in(const char *hostlist, char ***nodes, size_t *n)
 	return 0;
 }
 
-/* How many of gres `name` a node's gres string ("gpu:h100:2(S:0),nic:1")
- * declares; a bare "gpu" counts 1. */
-static long gres_count(const char *gres, const char *name)
-{
-	size_t len = strlen(name);
-	long total = 0;
-
-	for (const char *p = gres; p && *p;) {
-		size_t item = strcspn(p, ",");
-
-		if (item >= len && strncmp(p, name, len) == 0 &&
-		    (p[len] == ':' || p[len] == '(' || p[len] == ',' ||
-		     p[len] == '\0')) {
-			/* the count is the last ':'-field before '(' */
-			const char *end = p + strcspn(p, ",(");
-			const char *colon = end;
-			long v = 1;
-
-			while (colon > p + len && colon[-1] != ':')
-				colon--;
-			if (colon > p + len) {
-				char *num = xstrndup(colon, (size_t)(end - colon));
-
-				if (util_parse_long(num, &v) < 0)
-					v = 1; /* "gpu:h100": a type, count 1 */
-				free(num);
-			}
-			total += v;
-		}
-		p += item;
-		if (*p == ',')
-			p++;
-	}
-	return total;
-}
-
-static void judge_node(const node_info_t *nd, const char *gres_name,
-		       struct slurm_node_state *out)
+static void judge_node(const node_info_t *nd, struct slurm_node_state *out)
 {
 	out->name = xstrdup(nd->name);
 	out->state = xstrdup(slurm_node_state_string(nd->node_state));
 	out->usable = node_usable(nd) && !(nd->node_state & NODE_STATE_RES);
-	out->gres_count = gres_name ? gres_count(nd->gres, gres_name) : 0;
+	out->gres = xstrdup(nd->gres ? nd->gres : "");
 	if (nd->reason && *nd->reason)
 		out->reason = xstrdup(nd->reason);
 	else if (nd->node_state & NODE_STATE_RES)
 		out->reason = xstrdup("in a reservation");
 	else
 		out->reason = xstrdup("");
-	if (out->usable && gres_name && out->gres_count == 0) {
-		out->usable = false;
-		free(out->reason);
-		out->reason = xasprintf("no '%s' gres", gres_name);
-	}
 }
 
-int slurm_partition_nodes(const char *partition, const char *gres_name,
+int slurm_partition_nodes(const char *partition,
 			  struct slurm_node_state **nodes, size_t *n,
 			  struct strbuf *err)
 {
@@ -403,7 +361,7 @@ int slurm_partition_nodes(const char *partition, const char *gres_name,
 			const node_info_t *nd = &info->node_array[j];
 
 			if (nd->name && strcmp(nd->name, all[i]) == 0) {
-				judge_node(nd, gres_name, &(*nodes)[(*n)++]);
+				judge_node(nd, &(*nodes)[(*n)++]);
 				break;
 			}
 		}
@@ -425,6 +383,7 @@ void slurm_nodes_free(struct slurm_node_state *nodes, size_t n)
 		free(nodes[i].name);
 		free(nodes[i].state);
 		free(nodes[i].reason);
+		free(nodes[i].gres);
 	}
 	free(nodes);
 }

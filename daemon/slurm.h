@@ -90,20 +90,19 @@ int slurm_signal(uint32_t job_id, int sig, struct strbuf *err);
  * (then nothing is appended). */
 bool slurm_node_trouble(const char *name, struct strbuf *out);
 
-/* A node of a partition as a `nodes: each` expansion sees it. */
+/* A node of a partition as Slurm sees it. */
 struct slurm_node_state {
 	char *name;
 	bool usable;     /* up, not drained, failing, not responding or
-			  * reserved, and has the gres asked for */
+			  * reserved */
 	char *state;     /* Slurm's: "IDLE", "MIXED", "DRAINED", "DOWN*" */
-	char *reason;    /* Slurm's reason, or why it is not usable; "" */
-	long gres_count; /* how many of the asked gres it has (0: none) */
+	char *reason;    /* Slurm's reason, "" when none */
+	char *gres;      /* its gres, as Slurm writes it ("gpu:h100:2(S:0)") */
 };
 
 /* Every node of a partition (the default partition if NULL), in Slurm's
- * order, judged for a job asking for gres `gres_name` ("gpu"; NULL: none).
- * Caller frees with slurm_nodes_free.  0 or -EIO/-ENOENT with err. */
-int slurm_partition_nodes(const char *partition, const char *gres_name,
+ * order.  Caller frees with slurm_nodes_free.  0 or -EIO/-ENOENT with err. */
+int slurm_partition_nodes(const char *partition,
 			  struct slurm_node_state **nodes, size_t *n,
 			  struct strbuf *err);
 void slurm_nodes_free(struct slurm_node_state *nodes, size_t n);

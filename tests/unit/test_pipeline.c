@@ -399,6 +399,13 @@ static void gres_all_and_fan_in_keys(void **state)
 	g = pipeline_gres_resolve("gpu:all", 2);
 	assert_string_equal(g, "gpu:2");
 	free(g);
+	/* a node's gres as Slurm writes it, socket suffixes and all */
+	assert_int_equal(pipeline_gres_count("gpu:h100:2(S:0-1),nic:1", "gpu"), 2);
+	assert_int_equal(pipeline_gres_count("gpu:a:1,gpu:b:3", "gpu"), 4);
+	assert_int_equal(pipeline_gres_count("gpu", "gpu"), 1);
+	assert_int_equal(pipeline_gres_count("nic:1", "gpu"), 0);
+	assert_int_equal(pipeline_gres_count("(null)", "gpu"), 0);
+	assert_int_equal(pipeline_gres_count(NULL, "gpu"), 0);
 }
 
 /* A cycle through all 1000 steps: one short line that names its length and
