@@ -59,7 +59,7 @@ SLURM_SRC  := daemon/slurm.c
 
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
-              daemon/schedule.c daemon/migrate.c
+              daemon/schedule.c daemon/migrate.c daemon/history.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -93,9 +93,10 @@ $(B)/obj/%.o: %.c
 $(B)/obj/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/obj/tests/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 
+# PLUGIN_LIBS_<name>: libraries a plugin links beyond libc (set in mk/).
 $(B)/plugins/%.so: $(B)/obj/plugins/%.o
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -o $@ $^
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(PLUGIN_LIBS_$*)
 
 $(B)/test-plugins/%.so: $(B)/obj/tests/plugins/%.o
 	@mkdir -p $(@D)

@@ -5,6 +5,8 @@
 #   plugins/ert/benchio.c           fork/exec + TSV parsing, linked into both
 #   common/plateau.c                plateau detector, linked into ert.so and
 #                                   the tests
+#   common/judge.c                  a trial spread as a standard deviation
+#                                   (the replay's noise), into both
 #   plugins/ert/bench_*.cu          ert-bench (CUDA C++17), built into bin/
 
 PLUGINS_JOB += ert spec
@@ -17,14 +19,21 @@ $(B)/obj/plugins/ert/plateau.o: common/plateau.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/plugins/ert.so: $(ERT_PIC_OBJS)
-$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/obj/plugins/ert/judge.o: common/judge.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/plugins/ert.so: $(ERT_PIC_OBJS) $(B)/obj/plugins/ert/judge.o
+$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o \
+	$(B)/obj/plugins/ert/judge.o
+PLUGIN_LIBS_ert := -lm
+PLUGIN_LIBS_spec := -lm
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_plateau: $(B)/obj/common/plateau.o
-$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
-$(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
-$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
+$(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
+$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
 
 # ---- ert-bench -------------------------------------------------------------
 # sm_80 code and compute_80 PTX (JIT for later GPUs: mma.sync loops only),

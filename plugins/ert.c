@@ -63,6 +63,7 @@ struct ert_config {
 	char *replay;
 	struct rl_strlist perturb;
 	char *replay_as;
+	int noise;
 };
 
 static const struct rl_option ert_options[] = {
@@ -97,6 +98,9 @@ static const struct rl_option ert_options[] = {
 	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
 	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
 	  "'recorded' (the recorded GPUs as themselves)", 0 },
+	{ "noise", RL_OPT_BOOL, "false", offsetof(struct ert_config, noise),
+	  "replaying: give each measured figure the noise its recorded trials "
+	  "showed, drawn anew for each run, node and GPU (labelled)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -463,6 +467,18 @@ static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 				      PLATEAU_WIDEST);
 }
 
+/* The replay noise's seed of GPU idx in this run on this node: never 0. */
+static unsigned long noise_seed(const struct rl_ctx *ctx, long idx)
+{
+	unsigned long h = 1469598103934665603ul; /* FNV-1a */
+
+	for (const char *c = ctx->node; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ul;
+	h = (h ^ (unsigned long)ctx->run_id) * 1099511628211ul;
+	h = (h ^ (unsigned long)idx) * 1099511628211ul;
+	return h ? h : 1;
+}
+
 /* Emit r, as the replayed GPU with its perturbations when replaying. */
 static int emit_rec(struct rl_ctx *ctx, struct gpu_view *gv, const char *kind,
 		    const struct benchio_rec *r)
@@ -546,6 +562,10 @@ static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 	add_stats(&r, med, lo, hi, get_or(l, "trials", 0),
 		  benchio_get(l, "unit"));
 	benchio_rec_add(&r, "geometry", benchio_get(l, "geometry"));
+	/* what may explain a figure (fleet's likely causes) */
+	benchio_rec_add(&r, "sm_clock_max_mhz", benchio_get(gv->attr, "sm_clock_max_mhz"));
+	benchio_rec_add(&r, "throttle", benchio_get(l, "throttle"));
+	benchio_rec_add(&r, "power_w", benchio_get(l, "power_w"));
 	p = range_of(gv, name);
 	if (p) {
 		benchio_rec_addd(&r, "ws_min_bytes", p->ws_min);
@@ -720,7 +740,8 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 		const struct benchio_line *a = attrs[j % nattr];
 		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
 					 benchio_get(a, "gpu"),
-					 base_name(cfg->replay), as_recorded };
+					 base_name(cfg->replay), as_recorded,
+					 cfg->noise ? noise_seed(ctx, idx[j]) : 0 };
 
 		memset(gv, 0, sizeof(*gv));
 		gv->attr = a;
