@@ -59,7 +59,8 @@ SLURM_SRC  := daemon/slurm.c
 
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
-              daemon/schedule.c daemon/migrate.c daemon/history.c
+              daemon/schedule.c daemon/migrate.c daemon/history.c \
+              daemon/notify.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -113,7 +114,7 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 # (mk/pipeline.mk adds the pipeline loader to DAEMON_SRC and roofline)
 # (libslurm too: submit checks a pipeline against the cluster, through
 # daemon/slurm.c, before queueing it)
-$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC) common/judge.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) $(JSONC_LIBS) -ldl
 

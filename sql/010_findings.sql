@@ -30,7 +30,7 @@ create table findings (
 	id             bigserial primary key,
 	scope          text not null check (scope in ('gpu', 'kernel')),
 	subject        text not null,  -- the GPU's UUID, or the kernel's name
-	measure        text not null,  -- a ceiling's name, or 'LEVEL PRECISION'
+	measure        text not null,  -- a ceiling's name, or a kernel's precision
 	pipeline_name  text not null,
 	class          text not null,  -- fleet outlier, own history, dropped,
 	                               -- moved left, roof changed
@@ -60,7 +60,7 @@ create table findings (
 	created_at     timestamptz not null default now(),
 	notify_state   text not null default 'pending'
 	               check (notify_state in ('pending', 'sending', 'sent',
-	                                       'failed', 'interrupted')),
+	                                       'failed', 'interrupted', 'logged')),
 	notify_tries   integer not null default 0,
 	notify_next_at timestamptz,
 	notify_error   text
@@ -179,8 +179,7 @@ from findings f where f.scope = 'gpu';
 
 create view kernel_regressions with (security_invoker = true) as
 select f.id, f.state, f.severity, f.pipeline_name, f.kernel,
-       split_part(f.measure, ' ', 1) as level,
-       split_part(f.measure, ' ', 2) as precision, f.class, f.value,
+       f.measure as "precision", f.detail ->> 'levels' as levels, f.class, f.value,
        f.reference, f.drop_pct, f.threshold_pct, f.noise_pct, f.cause,
        f.gpu_name, f.nights, f.first_night, f.last_night, f.last_run,
        (f.detail ->> 'baseline_run')::bigint as baseline_run
@@ -245,7 +244,7 @@ $$;
 -- A run's aggregate points (one per kernel, level and precision) with the
 -- empirical ceiling of the roof that bounds each.
 create function rl_run_points(run_id bigint)
-returns table (kernel text, level text, precision text, ai double precision,
+returns table (kernel text, level text, "precision" text, ai double precision,
 	       gflops double precision, time_s double precision,
 	       bound_ceiling text, roof double precision, gpu_name text,
 	       gpu_uuid text)
@@ -269,7 +268,7 @@ $$;
 -- `run_id`, the relative spread of its AI and GFLOP/s over the `lookback`
 -- latest earlier successful runs of the same pipeline.
 create function rl_kernel_noise(run_id bigint, lookback integer)
-returns table (kernel text, level text, precision text, n bigint,
+returns table (kernel text, level text, "precision" text, n bigint,
 	       ai_cv double precision, gflops_cv double precision)
 language sql stable as $$
 	with me as (

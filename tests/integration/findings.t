@@ -1,0 +1,154 @@
+#!/bin/bash
+# Findings on the multi-node cluster (issue 11): 20 replayed nights of the
+# nightly ceilings pipeline, every GPU given the noise of the recorded
+# trial spreads (ert `noise: true`, drawn anew per run, node and GPU), and
+# perturbations declared here on some GPUs.  Exactly the perturbed (GPU,
+# ceiling) pairs are flagged, each once (one findings row, one night per
+# night it was seen), the notify hook runs once per finding, no other GPU
+# is flagged in any night, and a kill -9 of rooflined while the fleet step
+# runs plus a restart change nothing.  Then the people's side: roofline
+# findings (table, --json, --state), ack by the owner, refused for bob.
+. "$(dirname "$0")/../lib.sh"
+need_cluster
+. "$ROOT/tests/daemon_lib.sh"
+daemon_setup
+NIGHTS=${FINDINGS_NIGHTS:-20}
+
+HOOKS=$TEST_TMP/hooks
+mkdir -p "$HOOKS" && chmod 1777 "$HOOKS"
+# The hook: one file per call (a second call for a finding would add one).
+cat >>"$DAEMON_CONF" <<CONF
+notify_command: "cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json"
+notify_tries: 2
+notify_backoff: 1s
+CONF
+daemon_start
+
+mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
+((${#NODES[@]} >= 4)) || bail_out "findings.t needs a cluster of 4 nodes or more"
+
+REC=$ROOT/tests/fixtures/ert/h100-quick.tsv
+cp "$REC" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/h100-quick.tsv"
+REC_UUID=$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) { print substr($i, 6); exit } }' "$REC")
+uuid_of() { echo "GPU-replay-$1-$2-of-$REC_UUID"; } # uuid_of NODE INDEX
+
+# The declared perturbations: an HBM triad 12 % low on every night; an
+# FP64 FMA clock capped at 1410 MHz from night 11 (of 20) on (its own
+# history and the fleet both see it); a driver change on a whole node from
+# night 6 on, which moves no figure and so must flag nothing.
+CLK_FROM=$((NIGHTS / 2 + 1))
+DRV_FROM=$((NIGHTS / 4 + 1))
+P_HBM="${NODES[1]}/1 hbm_triad -12%"
+P_CLK="${NODES[2]}/0 fp64_fma sm_clock=1410"
+P_DRV="${NODES[3]}/* driver=535.54"
+EXPECTED=$(printf '%s hbm_triad\n%s fp64_fma\n' "$(uuid_of "${NODES[1]}" 1)" \
+	"$(uuid_of "${NODES[2]}" 0)" | sort)
+
+night_yaml() { # night_yaml N: the pipeline of night N
+	local n=$1 rules="\"$P_HBM\""
+	((n >= DRV_FROM)) && rules+=", \"$P_DRV\""
+	((n >= CLK_FROM)) && rules+=", \"$P_CLK\""
+	sed -E "s|^( +)(attributes\|replay): inputs/h100-quick.tsv\$|&\n\1perturb: [$rules]|;
+		s|^( +)replay: inputs/h100-quick.tsv\$|&\n\1noise: true|" \
+		"$ROOT/pipelines/nightly-ceilings-replay.yaml" >"$TEST_TMP/night-$n.yaml"
+	chmod 0644 "$TEST_TMP/night-$n.yaml"
+	echo "$TEST_TMP/night-$n.yaml"
+}
+night_date() { printf '2026-10-%02d' "$1"; }
+flagged() { # the flagged (GPU, ceiling) pairs, sorted
+	sql "select gpu_uuid || ' ' || measure from findings where scope = 'gpu' order by 1" | sort
+}
+
+is "$(grep -c 'noise: true' "$(night_yaml 1)")" 1 "the replay adds trial noise to ert's figures"
+
+KILL_NIGHT=$((NIGHTS * 3 / 4))
+for ((n = 1; n <= NIGHTS; n++)); do
+	yaml=$(night_yaml "$n")
+	if ((n == KILL_NIGHT)); then
+		run=$(as alice "$BIN/roofline" submit --night "$(night_date "$n")" \
+			--attach "$TEST_TMP/h100-quick.tsv" "$yaml")
+		# kill -9 the daemon while the fleet step runs (or is about to)
+		wait_for "[[ \$(sql \"select state from steps where run_id = $run and step_id = 'fleet'\") =~ ^(submitting|running|succeeded)$ ]]" 120
+		daemon_kill9
+		ok "night $n: rooflined killed (-9) at the fleet step" true
+		daemon_start
+		wait_run "$run" 180
+	else
+		run=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$n")" \
+			--attach "$TEST_TMP/h100-quick.tsv" "$yaml" 2>/dev/null | head -1)
+	fi
+	state=$(run_state "$run")
+	[[ $state == succeeded ]] || { diag "$(tail -30 "$DAEMON_LOG")"; bail_out "night $n (run $run): $state"; }
+	# after each night: never a GPU that was not perturbed
+	extra=$(comm -23 <(flagged) <(echo "$EXPECTED"))
+	[[ -z $extra ]] || { is "$extra" "" "night $n flags no unperturbed GPU"; break; }
+done
+ok "$NIGHTS replayed nights ran (runs up to $run)" test "$n" -gt "$NIGHTS"
+is "$(sql "select count(distinct night) from runs where pipeline_name = 'nightly-ceilings-replay'")" "$NIGHTS" \
+	"each run stands for its own night"
+ok "the noisy figures are labelled synthetic" test \
+	"$(sql "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'nightly-ceilings-replay' and c.method = 'empirical' and c.synthetic like '%trial noise x%'")" -gt 0
+ok "figures differ from night to night (noise)" test \
+	"$(sql "select count(distinct value) from ceilings where method = 'empirical' and name = 'fp64_fma' and gpu_uuid = '$(uuid_of "${NODES[0]}" 0)'")" -gt $((NIGHTS / 2))
+
+# ---- exactly the perturbed pairs, each once -----------------------------------
+is "$(flagged)" "$EXPECTED" "exactly the perturbed (GPU, ceiling) pairs are flagged"
+is "$(sql "select count(*) from findings where scope = 'gpu'")" 2 "each once (one finding each)"
+is "$(sql "select nights from findings where measure = 'hbm_triad'")" "$NIGHTS" \
+	"the HBM finding was seen every night: one finding, its count $NIGHTS"
+is "$(sql "select nights || ' ' || first_night from findings where measure = 'fp64_fma'")" \
+	"$((NIGHTS - CLK_FROM + 1)) $(night_date "$CLK_FROM")" "the clock finding from night $CLK_FROM on, once per night"
+is "$(sql "select count(*) from finding_nights")" "$((NIGHTS + NIGHTS - CLK_FROM + 1))" \
+	"one finding_nights row per finding and night (the killed night counted once)"
+like "$(sql "select class || '|' || severity || '|' || round(drop_pct) from findings where measure = 'hbm_triad'")" \
+	'^fleet outlier\|critical\|1[12]$' "HBM: a fleet outlier about 12 % down, critical"
+like "$(sql "select cause from findings where measure = 'fp64_fma'")" \
+	'SM clock 1410 MHz, below its maximum 1980 MHz' "the clock cap is named as the likely cause"
+ok "thresholds come from measured noise, never below the floor" test \
+	"$(sql "select count(*) from findings where threshold_pct >= 3 and noise_pct > 0")" -eq 2
+
+# ---- the hook: once per finding --------------------------------------------------
+wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 2 ]]" 30
+is "$(sql "select string_agg(notify_state || ':' || notify_tries, ',') from findings")" "sent:1,sent:1" \
+	"each finding notified, on the first try"
+is "$(ls "$HOOKS" | wc -l)" 2 "the notify hook ran once per finding"
+for id in $(sql "select id from findings order by id"); do
+	is "$(ls "$HOOKS"/finding-"$id".*.json | wc -l)" 1 "finding $id: one hook call"
+	is "$(jq -r '.id' "$HOOKS"/finding-"$id".*.json)" "$id" "finding $id: the hook read it as JSON"
+done
+is "$(jq -r '.measure + " " + .class' "$HOOKS"/finding-*.json | sort | paste -sd,)" \
+	"fp64_fma fleet outlier,hbm_triad fleet outlier" "the hook's JSON names the ceiling and the class"
+is "$(grep -c 'finding [0-9]* (' "$DAEMON_LOG")" 2 "one log (syslog) line per finding"
+
+# ---- re-running an analysis, replaying a night: nothing new ---------------------------
+before=$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")
+run=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$NIGHTS")" \
+	--attach "$TEST_TMP/h100-quick.tsv" "$(night_yaml "$NIGHTS")" 2>/dev/null | head -1)
+is "$(run_state "$run")" succeeded "night $NIGHTS replayed (run $run)"
+is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")" "$before" \
+	"a replayed night adds no finding and no count"
+sleep 1
+is "$(ls "$HOOKS" | wc -l)" 2 "and calls no hook"
+
+# ---- people: findings, ack ----------------------------------------------------------
+out=$(as alice "$BIN/roofline" findings --since 2026-10-01)
+like "$out" 'hbm_triad +fleet outlier' "roofline findings lists the HBM finding"
+like "$out" '2 findings$' "and says how many"
+is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --json | jq '.findings | length')" 2 \
+	"--json: the same two"
+is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
+	"$(sql "select string_agg(floor(round(drop_pct::numeric, 2))::text, ',' order by floor(drop_pct)) from findings")" \
+	"--json figures match the table's"
+id=$(sql "select id from findings where measure = 'hbm_triad'")
+is "$(as bob "$BIN/roofline" findings --since 2026-10-01 | tail -1)" "0 findings" "bob sees none of alice's findings"
+as bob "$BIN/roofline" ack "$id" >/dev/null 2>&1
+is "$?" 1 "bob may not acknowledge alice's finding"
+ok "alice acknowledges it" as alice "$BIN/roofline" ack "$id"
+is "$(sql "select state || ' ' || state_by from findings where id = $id")" "acknowledged alice" \
+	"state and who changed it recorded"
+is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --state new --json | jq '.findings | length')" 1 \
+	"--state new leaves it out"
+as alice "$BIN/roofline" findings --since yesterdayish >/dev/null 2>&1
+is "$?" 2 "a bad --since is a usage error"
+
+done_testing
