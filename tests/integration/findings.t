@@ -48,18 +48,23 @@ night_yaml() { # night_yaml N: the pipeline of night N
 	local n=$1 rules="\"$P_HBM\""
 	((n >= DRV_FROM)) && rules+=", \"$P_DRV\""
 	((n >= CLK_FROM)) && rules+=", \"$P_CLK\""
-	sed -E "s|^( +)(attributes\|replay): inputs/h100-quick.tsv\$|&\n\1perturb: [$rules]|;
-		s|^( +)replay: inputs/h100-quick.tsv\$|&\n\1noise: true|" \
-		"$ROOT/pipelines/nightly-ceilings-replay.yaml" >"$TEST_TMP/night-$n.yaml"
+	sed -E "s|^( +)replay: inputs/h100-quick.tsv\$|&\n\1perturb: [$rules]|" \
+		"$ROOT/tests/pipelines/fleet-night.yaml" >"$TEST_TMP/night-$n.yaml"
 	chmod 0644 "$TEST_TMP/night-$n.yaml"
 	echo "$TEST_TMP/night-$n.yaml"
 }
 night_date() { printf '2026-10-%02d' "$1"; }
+submit_night() { # submit_night N FILE: the run id, after it ended
+	local out
+	out=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
+		--attach "$TEST_TMP/h100-quick.tsv" "$2" 2>&1)
+	head -1 <<<"$out"
+}
 flagged() { # the flagged (GPU, ceiling) pairs, sorted
 	sql "select gpu_uuid || ' ' || measure from findings where scope = 'gpu' order by 1" | sort
 }
 
-is "$(grep -c 'noise: true' "$(night_yaml 1)")" 1 "the replay adds trial noise to ert's figures"
+is "$(grep -c 'perturb: ' "$(night_yaml 1)")" 1 "the perturbations go to ert"
 
 KILL_NIGHT=$((NIGHTS * 3 / 4))
 for ((n = 1; n <= NIGHTS; n++)); do
@@ -74,8 +79,7 @@ for ((n = 1; n <= NIGHTS; n++)); do
 		daemon_start
 		wait_run "$run" 180
 	else
-		run=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$n")" \
-			--attach "$TEST_TMP/h100-quick.tsv" "$yaml" 2>/dev/null | head -1)
+		run=$(submit_night "$n" "$yaml")
 	fi
 	state=$(run_state "$run")
 	[[ $state == succeeded ]] || { diag "$(tail -30 "$DAEMON_LOG")"; bail_out "night $n (run $run): $state"; }
@@ -84,10 +88,10 @@ for ((n = 1; n <= NIGHTS; n++)); do
 	[[ -z $extra ]] || { is "$extra" "" "night $n flags no unperturbed GPU"; break; }
 done
 ok "$NIGHTS replayed nights ran (runs up to $run)" test "$n" -gt "$NIGHTS"
-is "$(sql "select count(distinct night) from runs where pipeline_name = 'nightly-ceilings-replay'")" "$NIGHTS" \
+is "$(sql "select count(distinct night) from runs where pipeline_name = 'fleet-night'")" "$NIGHTS" \
 	"each run stands for its own night"
 ok "the noisy figures are labelled synthetic" test \
-	"$(sql "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'nightly-ceilings-replay' and c.method = 'empirical' and c.synthetic like '%trial noise x%'")" -gt 0
+	"$(sql "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'fleet-night' and c.method = 'empirical' and c.synthetic like '%trial noise x%'")" -gt 0
 ok "figures differ from night to night (noise)" test \
 	"$(sql "select count(distinct value) from ceilings where method = 'empirical' and name = 'fp64_fma' and gpu_uuid = '$(uuid_of "${NODES[0]}" 0)'")" -gt $((NIGHTS / 2))
 
@@ -122,8 +126,7 @@ is "$(grep -c 'finding [0-9]* (' "$DAEMON_LOG")" 2 "one log (syslog) line per fi
 
 # ---- re-running an analysis, replaying a night: nothing new ---------------------------
 before=$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")
-run=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$NIGHTS")" \
-	--attach "$TEST_TMP/h100-quick.tsv" "$(night_yaml "$NIGHTS")" 2>/dev/null | head -1)
+run=$(submit_night "$NIGHTS" "$(night_yaml "$NIGHTS")")
 is "$(run_state "$run")" succeeded "night $NIGHTS replayed (run $run)"
 is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")" "$before" \
 	"a replayed night adds no finding and no count"
