@@ -70,10 +70,10 @@ void judge_ceiling(const struct judge_params *p,
 		v->fleet_threshold_pct = judge_threshold(p, in->trial_sd_pct,
 							 fleet_sd, 0, &fleet_noise);
 	}
-	if (in->hist_n >= p->min_history && in->hist_mean > 0) {
-		double hist_sd = 100 * in->hist_sd / in->hist_mean;
+	if (in->hist_n >= p->min_history && in->hist_median > 0) {
+		double hist_sd = 100 * in->hist_sd / in->hist_median;
 
-		v->hist_drop_pct = drop_pct(in->hist_mean, in->value);
+		v->hist_drop_pct = drop_pct(in->hist_median, in->value);
 		v->hist_threshold_pct = judge_threshold(p, in->trial_sd_pct,
 							hist_sd, 0, &hist_noise);
 	}
@@ -85,7 +85,7 @@ void judge_ceiling(const struct judge_params *p,
 		v->noise_pct = fleet_noise;
 	} else if (v->hist_drop_pct > v->hist_threshold_pct) {
 		v->class = "own history";
-		v->reference = in->hist_mean;
+		v->reference = in->hist_median;
 		v->drop_pct = v->hist_drop_pct;
 		v->threshold_pct = v->hist_threshold_pct;
 		v->noise_pct = hist_noise;

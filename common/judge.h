@@ -66,8 +66,8 @@ struct judge_ceiling_in {
 	double fleet_median;
 	double fleet_mad;
 	long hist_n;          /* its own earlier nights */
-	double hist_mean;
-	double hist_sd;
+	double hist_median;
+	double hist_sd;       /* robust: 1.4826 x median absolute deviation */
 };
 
 struct judge_verdict {
@@ -75,7 +75,7 @@ struct judge_verdict {
 	bool critical;
 	const char *class;    /* "fleet outlier", "own history"; NULL when
 	                         not flagged */
-	double reference;     /* fleet median, or history mean */
+	double reference;     /* fleet median, or history median */
 	double drop_pct;
 	double threshold_pct;
 	double noise_pct;
@@ -109,7 +109,8 @@ struct judge_point {
 
 struct judge_point_noise {
 	long n;          /* earlier runs it was seen in */
-	double ai_cv;    /* relative standard deviations (fractions) */
+	double ai_cv;    /* robust relative standard deviations (fractions:
+	                    1.4826 x MAD / median) */
 	double gflops_cv;
 };
 

@@ -78,7 +78,7 @@ struct figure {
 struct past {
 	char *uuid, *name, *driver;
 	long n;
-	double mean, sd;
+	double median, sd; /* of its earlier nights; sd robust (MAD) */
 };
 
 struct fleet {
@@ -189,7 +189,7 @@ static int read_history(void *arg, const char *step, const char *kind,
 	p->name = strdup(rl_field_get(f, "name"));
 	p->driver = dup_or_null(rl_field_get(f, "last_driver"));
 	p->n = (long)num(f, "n", 0);
-	p->mean = num(f, "mean", NAN);
+	p->median = num(f, "median", NAN);
 	p->sd = num(f, "sd", 0);
 	return p->uuid && p->name ? 0 : -ENOMEM;
 }
@@ -377,7 +377,7 @@ static int emit_finding(struct rl_ctx *ctx, const struct fleet *fl,
 		{ "fleet_median", FMT(fmed, "%.17g", in->fleet_median) },
 		{ "fleet_mad", FMT(fmad, "%.17g", in->fleet_mad) },
 		{ "history_n", FMT(hn, "%ld", in->hist_n) },
-		{ "history_mean", in->hist_n ? FMT(hmean, "%.17g", in->hist_mean) : "" },
+		{ "history_median", in->hist_n ? FMT(hmean, "%.17g", in->hist_median) : "" },
 		{ "history_sd", in->hist_n ? FMT(hsd, "%.17g", in->hist_sd) : "" },
 		{ "trial_sd_pct", FMT(tsd, "%.4f", in->trial_sd_pct) },
 		{ "synthetic", g->synthetic ? g->synthetic : "" },
@@ -432,7 +432,7 @@ static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
 			.fleet_n = g->fleet_n, .fleet_median = g->fleet_median,
 			.fleet_mad = g->fleet_mad,
 			.hist_n = g->past ? g->past->n : 0,
-			.hist_mean = g->past ? g->past->mean : NAN,
+			.hist_median = g->past ? g->past->median : NAN,
 			.hist_sd = g->past ? g->past->sd : 0,
 		};
 		struct judge_verdict v;

@@ -190,10 +190,13 @@ grant select on fleet_outliers, kernel_regressions to roofline_users;
 -- ---- inputs of the analyses, shared by the daemon and `roofline` -----------
 
 -- A GPU's own history: for each GPU and ceiling of run `run_id`, its
--- empirical figures in the `nights` latest earlier nights of the same
--- pipeline (one figure per night: the latest run's).
+-- empirical figures in the `nights` nights before this run's night, in runs
+-- of the same pipeline (one figure per night: the latest run's): how many,
+-- their median and their robust standard deviation (1.4826 x the median
+-- absolute deviation: a dip it was flagged for does not widen it), the
+-- latest figure and driver.
 create function rl_gpu_history(run_id bigint, nights integer)
-returns table (gpu_uuid text, name text, n bigint, mean double precision,
+returns table (gpu_uuid text, name text, n bigint, median double precision,
 	       sd double precision, last_value double precision,
 	       last_driver text, last_night date)
 language sql stable as $$
@@ -215,13 +218,18 @@ language sql stable as $$
 		  and r.night < me.night
 		  and r.night >= me.night - nights
 		order by c.gpu_uuid, c.name, r.night, r.id desc
+	), mid as (
+		select e.gpu_uuid, e.name,
+		       percentile_cont(0.5) within group (order by e.value) as median
+		from earlier e group by e.gpu_uuid, e.name
 	)
-	select e.gpu_uuid, e.name, count(*), avg(e.value),
-	       coalesce(stddev_samp(e.value), 0),
+	select e.gpu_uuid, e.name, count(*), m.median,
+	       1.4826 * percentile_cont(0.5) within group (order by abs(e.value - m.median)),
 	       (array_agg(e.value order by e.night desc))[1],
 	       (array_agg(e.driver order by e.night desc))[1],
 	       max(e.night)
-	from earlier e group by e.gpu_uuid, e.name
+	from earlier e join mid m on m.gpu_uuid = e.gpu_uuid and m.name = e.name
+	group by e.gpu_uuid, e.name, m.median
 $$;
 
 -- The run a kernel regression is judged against by default: the latest
@@ -265,8 +273,10 @@ language sql stable as $$
 $$;
 
 -- A kernel's own history: for each kernel, level and precision of run
--- `run_id`, the relative spread of its AI and GFLOP/s over the `lookback`
--- latest earlier successful runs of the same pipeline.
+-- `run_id`, the robust relative spread (1.4826 x median absolute deviation
+-- / median: a regression in the window does not widen it) of its AI and
+-- GFLOP/s over the `lookback` latest earlier successful runs of the same
+-- pipeline, owner and facility flag.
 create function rl_kernel_noise(run_id bigint, lookback integer)
 returns table (kernel text, level text, "precision" text, n bigint,
 	       ai_cv double precision, gflops_cv double precision)
@@ -280,16 +290,27 @@ language sql stable as $$
 		  and b.owner = me.owner and b.facility = me.facility
 		  and b.state = 'succeeded'
 		order by b.id desc limit lookback
+	), pts as (
+		select p.kernel, p.level, p.precision, p.ai, p.gflops
+		from points p
+		where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
+		  and (p.kernel, p.level, p.precision) in
+		      (select q.kernel, q.level, q.precision from points q
+		       where q.run_id = rl_kernel_noise.run_id)
+	), mid as (
+		select t.kernel, t.level, t.precision,
+		       percentile_cont(0.5) within group (order by t.ai) as ai,
+		       percentile_cont(0.5) within group (order by t.gflops) as gflops
+		from pts t group by t.kernel, t.level, t.precision
 	)
-	select p.kernel, p.level, p.precision, count(*),
-	       coalesce(stddev_samp(p.ai) / nullif(avg(p.ai), 0), 0),
-	       coalesce(stddev_samp(p.gflops) / nullif(avg(p.gflops), 0), 0)
-	from points p
-	where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
-	  and (p.kernel, p.level, p.precision) in
-	      (select q.kernel, q.level, q.precision from points q
-	       where q.run_id = rl_kernel_noise.run_id)
-	group by p.kernel, p.level, p.precision
+	select t.kernel, t.level, t.precision, count(*),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.ai - m.ai))
+	                / nullif(m.ai, 0), 0),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.gflops - m.gflops))
+	                / nullif(m.gflops, 0), 0)
+	from pts t join mid m on m.kernel = t.kernel and m.level = t.level
+	                     and m.precision = t.precision
+	group by t.kernel, t.level, t.precision, m.ai, m.gflops
 $$;
 
 grant execute on function rl_gpu_history(bigint, integer), rl_baseline_run(bigint),

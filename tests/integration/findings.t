@@ -16,9 +16,11 @@ NIGHTS=${FINDINGS_NIGHTS:-20}
 
 HOOKS=$TEST_TMP/hooks
 mkdir -p "$HOOKS" && chmod 1777 "$HOOKS"
-# The hook: one file per call (a second call for a finding would add one).
+# The hook: one file per call (a second call for a finding would add one);
+# while $HOOKS/slow exists it then sleeps, so the test can kill -9 the
+# daemon in the middle of it.
 cat >>"$DAEMON_CONF" <<CONF
-notify_command: "cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json"
+notify_command: "cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json; if [ -e $HOOKS/slow ]; then sleep 5; fi"
 notify_tries: 2
 notify_backoff: 1s
 CONF
@@ -66,16 +68,32 @@ flagged() { # the flagged (GPU, ceiling) pairs, sorted
 
 is "$(grep -c 'perturb: ' "$(night_yaml 1)")" 1 "the perturbations go to ert"
 
-KILL_NIGHT=$((NIGHTS * 3 / 4))
+# Two crashes: kill -9 of the daemon while the fleet step runs (night
+# KILL_NIGHT), and while the notify hook of the clock finding runs (its
+# first night): a restart must change nothing and run no hook twice.
+KILL_NIGHT=$((CLK_FROM + 1))
+fleet_state() { sql "select state from steps where run_id = $1 and step_id = 'fleet'"; }
 for ((n = 1; n <= NIGHTS; n++)); do
 	yaml=$(night_yaml "$n")
-	if ((n == KILL_NIGHT)); then
+	if ((n == KILL_NIGHT || n == CLK_FROM)); then
+		((n == CLK_FROM)) && touch "$HOOKS/slow"
 		run=$(as alice "$BIN/roofline" submit --night "$(night_date "$n")" \
 			--attach "$TEST_TMP/h100-quick.tsv" "$yaml")
-		# kill -9 the daemon while the fleet step runs (or is about to)
-		wait_for "[[ \$(sql \"select state from steps where run_id = $run and step_id = 'fleet'\") =~ ^(submitting|running|succeeded)$ ]]" 120
-		daemon_kill9
-		ok "night $n: rooflined killed (-9) at the fleet step" true
+		if ((n == KILL_NIGHT)); then
+			# as soon as the fleet step is launched, or running
+			end=$((SECONDS + 120))
+			until [[ $(fleet_state "$run") =~ ^(submitting|running|succeeded)$ ]] ||
+				((SECONDS > end)); do sleep 0.02; done
+			seen=$(fleet_state "$run")
+			daemon_kill9
+			ok "night $n: rooflined killed (-9) with the fleet step $seen" test -n "$seen"
+		else
+			wait_for "[[ \$(ls $HOOKS | grep -c json) == 2 ]]" 120
+			daemon_kill9
+			ok "night $n: rooflined killed (-9) while the clock finding's hook ran" \
+				test "$(sql "select notify_state from findings where measure = 'fp64_fma'")" = sending
+			rm -f "$HOOKS/slow"
+		fi
 		daemon_start
 		wait_run "$run" 180
 	else
@@ -112,9 +130,12 @@ ok "thresholds come from measured noise, never below the floor" test \
 	"$(sql "select count(*) from findings where threshold_pct >= 3 and noise_pct > 0")" -eq 2
 
 # ---- the hook: once per finding --------------------------------------------------
-wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 2 ]]" 30
-is "$(sql "select string_agg(notify_state || ':' || notify_tries, ',') from findings")" "sent:1,sent:1" \
-	"each finding notified, on the first try"
+wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 1 ]]" 30
+is "$(sql "select string_agg(measure || ' ' || notify_state || ':' || notify_tries, ',' order by measure) from findings")" \
+	"fp64_fma interrupted:1,hbm_triad sent:1" \
+	"HBM notified on the first try; the clock finding's hook, cut by the crash, not run again"
+like "$(grep "finding $(sql "select id from findings where measure = 'fp64_fma'"): the daemon stopped" "$DAEMON_LOG")" 'not run again' \
+	"the restart says so"
 is "$(ls "$HOOKS" | wc -l)" 2 "the notify hook ran once per finding"
 for id in $(sql "select id from findings order by id"); do
 	is "$(ls "$HOOKS"/finding-"$id".*.json | wc -l)" 1 "finding $id: one hook call"
