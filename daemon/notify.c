@@ -138,11 +138,11 @@ static const char *run_hook(const struct engine *e, const char *id,
 /* One line per finding in the daemon's log (syslog in production). */
 static void log_finding(const struct db_result *r, int i)
 {
-	log_warn("finding %s (%s, %s): %s %s of %s %s on %s: %s, %s %% below "
+	log_warn("finding %s (%s, %s): %s %s %s on %s (%s): %s, %s %% below "
 		 "%s (threshold %s %%)%s%s",
 		 db_value(r, i, 0), db_value(r, i, 1), db_value(r, i, 2),
 		 db_value(r, i, 3), db_value(r, i, 4), db_value(r, i, 5),
-		 db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),
+		 db_value(r, i, 7), db_value(r, i, 6), db_value(r, i, 8),
 		 db_value(r, i, 9), db_value(r, i, 10), db_value(r, i, 11),
 		 db_value(r, i, 12)[0] ? "; likely cause: " : "", db_value(r, i, 12));
 }

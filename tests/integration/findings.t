@@ -55,7 +55,8 @@ night_yaml() { # night_yaml N: the pipeline of night N
 	chmod 0644 "$TEST_TMP/night-$n.yaml"
 	echo "$TEST_TMP/night-$n.yaml"
 }
-night_date() { printf '2026-10-%02d' "$1"; }
+# night N of NIGHTS: the last one is today (UTC), so "this month" has it
+night_date() { date -u -d "today - $((NIGHTS - $1)) days" +%F; }
 submit_night() { # submit_night N FILE: the run id, after it ended
 	local out
 	out=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
@@ -154,23 +155,30 @@ is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings
 sleep 1
 is "$(ls "$HOOKS" | wc -l)" 2 "and calls no hook"
 
+# ---- the docs' question, run as written there ----------------------------------
+query=$(awk '/<!-- findings.t: hbm-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/findings.md")
+like "$query" 'from fleet_outliers' "docs/findings.md has the HBM question"
+is "$(as alice psql -X -q -t -A -F '|' -c "$query" | cut -d'|' -f1,2,4)" \
+	"${NODES[1]}|$(uuid_of "${NODES[1]}" 1)|$(sql "select round(drop_pct::numeric, 1) from findings where measure = 'hbm_triad'")" \
+	"which GPUs lost HBM bandwidth this month: the perturbed one, as alice"
+
 # ---- people: findings, ack ----------------------------------------------------------
-out=$(as alice "$BIN/roofline" findings --since 2026-10-01)
+out=$(as alice "$BIN/roofline" findings --since 60d)
 like "$out" 'hbm_triad +fleet outlier' "roofline findings lists the HBM finding"
 like "$out" '2 findings$' "and says how many"
-is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --json | jq '.findings | length')" 2 \
+is "$(as alice "$BIN/roofline" findings --since 60d --json | jq '.findings | length')" 2 \
 	"--json: the same two"
-is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
+is "$(as alice "$BIN/roofline" findings --since 60d --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
 	"$(sql "select string_agg(floor(round(drop_pct::numeric, 2))::text, ',' order by floor(drop_pct)) from findings")" \
 	"--json figures match the table's"
 id=$(sql "select id from findings where measure = 'hbm_triad'")
-is "$(as bob "$BIN/roofline" findings --since 2026-10-01 | tail -1)" "0 findings" "bob sees none of alice's findings"
+is "$(as bob "$BIN/roofline" findings --since 60d | tail -1)" "0 findings" "bob sees none of alice's findings"
 as bob "$BIN/roofline" ack "$id" >/dev/null 2>&1
 is "$?" 1 "bob may not acknowledge alice's finding"
 ok "alice acknowledges it" as alice "$BIN/roofline" ack "$id"
 is "$(sql "select state || ' ' || state_by from findings where id = $id")" "acknowledged alice" \
 	"state and who changed it recorded"
-is "$(as alice "$BIN/roofline" findings --since 2026-10-01 --state new --json | jq '.findings | length')" 1 \
+is "$(as alice "$BIN/roofline" findings --since 60d --state new --json | jq '.findings | length')" 1 \
 	"--state new leaves it out"
 as alice "$BIN/roofline" findings --since yesterdayish >/dev/null 2>&1
 is "$?" 2 "a bad --since is a usage error"
