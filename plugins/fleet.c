@@ -126,7 +126,6 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 		   *method = rl_field_get(f, "method");
 	struct figure *g;
 
-	(void)step;
 	(void)kind;
 	if (!uuid || !name || !method || strcmp(method, "empirical") ||
 	    !wanted(fl->cfg, name) || !(num(f, "value", NAN) > 0))
@@ -144,7 +143,9 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->uuid = strdup(uuid);
 	g->name = strdup(name);
 	g->model = strdup(rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "?");
-	g->node = dup_or_null(rl_field_get(f, "node"));
+	/* ert's records do not name the node: the instance does, "ert@NODE" */
+	g->node = dup_or_null(rl_field_get(f, "node") ? rl_field_get(f, "node")
+			      : strchr(step, '@') ? strchr(step, '@') + 1 : NULL);
 	g->index = dup_or_null(rl_field_get(f, "gpu_index"));
 	g->driver = dup_or_null(rl_field_get(f, "driver"));
 	g->unit = dup_or_null(rl_field_get(f, "unit"));

@@ -81,13 +81,18 @@ for ((n = 1; n <= NIGHTS; n++)); do
 		run=$(as alice "$BIN/roofline" submit --night "$(night_date "$n")" \
 			--attach "$TEST_TMP/h100-quick.tsv" "$yaml")
 		if ((n == KILL_NIGHT)); then
-			# as soon as the fleet step is launched, or running
+			# The moment the daemon has prepared the fleet attempt (its
+			# params.tsv, written just before the child starts), stop it,
+			# then kill -9 it: the analysis runs (or is about to) and
+			# nothing of it is ingested yet.
+			params=$SPOOL/run-$run/fleet/attempt-1/params.tsv
 			end=$((SECONDS + 120))
-			until [[ $(fleet_state "$run") =~ ^(submitting|running|succeeded)$ ]] ||
-				((SECONDS > end)); do sleep 0.02; done
+			until [[ -e $params ]] || ((SECONDS > end)); do read -rt 0.002 <> <(:) || true; done
+			kill -STOP "$DAEMON_PID"
 			seen=$(fleet_state "$run")
 			daemon_kill9
-			ok "night $n: rooflined killed (-9) with the fleet step $seen" test -n "$seen"
+			ok "night $n: rooflined killed (-9) with the fleet step $seen, before its ingest" \
+				test "$seen" = submitting -o "$seen" = running
 		else
 			wait_for "[[ \$(ls $HOOKS | grep -c json) == 2 ]]" 120
 			daemon_kill9
