@@ -156,7 +156,8 @@ static void notify_one(struct engine *e, const struct db_result *r, int i)
 	const char *err;
 	long tries;
 
-	log_finding(r, i);
+	if (db_long(r, i, 13) == 0) /* one line per finding, not per try */
+		log_finding(r, i);
 	if (!e->cfg->notify_command[0]) {
 		db_exec(e->db, "update findings set notify_state = 'logged' "
 			       "where id = $1::bigint and notify_state = 'pending'",

@@ -15,12 +15,14 @@ daemon_setup
 NIGHTS=${FINDINGS_NIGHTS:-20}
 
 HOOKS=$TEST_TMP/hooks
-mkdir -p "$HOOKS" && chmod 1777 "$HOOKS"
-# The hook: one file per call (a second call for a finding would add one);
-# while $HOOKS/slow exists it then sleeps, so the test can kill -9 the
-# daemon in the middle of it.
+mkdir -p "$HOOKS" && chown rlfacility "$HOOKS" && chmod 0755 "$HOOKS" # the hook's user
+touch "$HOOKS/fail-once" # the first finding's first try fails
+# The hook: one file per successful call (a second call for a finding
+# would add one); while $HOOKS/slow exists it then sleeps, so the test can
+# kill -9 the daemon in the middle of it; $HOOKS/fail-once makes the next
+# call fail (exit 3) before it writes anything, so the daemon retries.
 cat >>"$DAEMON_CONF" <<CONF
-notify_command: "cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json; if [ -e $HOOKS/slow ]; then sleep 5; fi"
+notify_command: "if [ -e $HOOKS/fail-once ]; then rm -f $HOOKS/fail-once; exit 3; fi; cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json; if [ -e $HOOKS/slow ]; then sleep 5; fi"
 notify_tries: 2
 notify_backoff: 1s
 CONF
@@ -138,8 +140,10 @@ ok "thresholds come from measured noise, never below the floor" test \
 # ---- the hook: once per finding --------------------------------------------------
 wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 1 ]]" 30
 is "$(sql "select string_agg(measure || ' ' || notify_state || ':' || notify_tries, ',' order by measure) from findings")" \
-	"fp64_fma interrupted:1,hbm_triad sent:1" \
-	"HBM notified on the first try; the clock finding's hook, cut by the crash, not run again"
+	"fp64_fma interrupted:1,hbm_triad sent:2" \
+	"HBM notified on the second try; the clock finding's hook, cut by the crash, not run again"
+like "$(grep 'notify command failed' "$DAEMON_LOG")" 'failed \(exit status 3\), try 1 of 2; next in 1 s' \
+	"the failed try is logged with its retry"
 like "$(grep "finding $(sql "select id from findings where measure = 'fp64_fma'"): the daemon stopped" "$DAEMON_LOG")" 'not run again' \
 	"the restart says so"
 is "$(ls "$HOOKS" | wc -l)" 2 "the notify hook ran once per finding"
