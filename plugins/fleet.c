@@ -239,8 +239,10 @@ static int gather(struct fleet *fl)
 	double *v = NULL, *scratch = NULL;
 	size_t start = 0;
 
-	qsort(fl->fig, fl->nfig, sizeof(*fl->fig), cmp_figure);
-	qsort(fl->past, fl->npast, sizeof(*fl->past), cmp_past);
+	if (fl->nfig)
+		qsort(fl->fig, fl->nfig, sizeof(*fl->fig), cmp_figure);
+	if (fl->npast) /* NULL when there is no history yet */
+		qsort(fl->past, fl->npast, sizeof(*fl->past), cmp_past);
 	if (fl->nfig) {
 		v = malloc(fl->nfig * sizeof(*v));
 		scratch = malloc(fl->nfig * sizeof(*scratch));

@@ -255,7 +255,8 @@ static int classify_all(struct rl_ctx *ctx, const struct regress_config *cfg,
 	char a[32], b[32], c[32], d[32], e[32], f[32];
 	int rc = 0;
 
-	qsort(r->v, r->n, sizeof(*r->v), cmp_kpoint);
+	if (r->n) /* NULL when neither run has a point */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_kpoint);
 	for (size_t i = 0; i < r->n && rc == 0;) {
 		const struct kpoint *base = NULL, *now = NULL;
 		struct judge_point_result res;
