@@ -27,6 +27,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One sweep point.  min/max: spread of its trials (0 = use value). */
 struct plateau_point {
 	double ws;
@@ -75,5 +79,9 @@ int plateau_find(const struct plateau_point *pts, size_t n,
 const struct plateau *plateau_pick(const struct plateau *p, size_t n,
 				   double ws_lo, double ws_hi,
 				   enum plateau_policy policy);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ROOFLINE_PLATEAU_H */
