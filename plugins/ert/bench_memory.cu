@@ -20,12 +20,12 @@
  * each of the three fastest is a candidate, and the fastest is measured like
  * any other figure (warm-up, trials), so the `l2` ceiling line has a spread
  * over trials at one working set, not across sizes.  The L2's rate is not
- * flat over sizes (on the H100, 5.7 and 32 MiB read at 9.4-10.4 TB/s, 8-23
+ * flat over sizes (on the H100, 5.7 and 32 MiB read at 9.1-10.4 TB/s, 8-23
  * MiB at 8.0-8.2), and a roof must not be beaten by a kernel at any of them.
  * Its kernel launches are the sweep's (8 GiB each, about 1 ms), not
  * calibrated to target_ms: persistent one-block-per-SM grids read small
- * sets faster the longer a launch runs (on the H100, 5.7 MiB: 8.1 TB/s in
- * 1 ms launches, 8.9 in 9 ms, 9.4 in 85 ms; bench/l2-explore.cu,
+ * sets faster the longer a launch runs (on the H100, 5.7 MiB: 8.0-8.2 TB/s
+ * in 1 ms launches, 8.8-8.9 in 9 ms, 9.2-9.4 in 85 ms; bench/l2-explore.cu,
  * docs/ceilings.md).  The fast sizes' rate varies from launch to launch
  * (single-launch trials: 3-4 % spread), so each timed launch of the figure
  * is a batch of L2_BATCH such launches between two events.  The caller reports the range of the sweep's L2 plateau
