@@ -107,7 +107,8 @@ __global__ void k_write(float4 *__restrict__ a, size_t n, int reps, float s)
 	}
 }
 
-__device__ __forceinline__ float4 fma4(float s, const float4 &y, const float4 &x)
+__device__ __forceinline__ float4 fma4(float s, const float4 &y,
+					const float4 &x)
 {
 	return make_float4(fmaf(s, y.x, x.x), fmaf(s, y.y, x.y),
 			   fmaf(s, y.z, x.z), fmaf(s, y.w, x.w));

@@ -28,9 +28,10 @@
  * in 1 ms launches, 8.8-8.9 in 9 ms, 9.2-9.4 in 85 ms; bench/l2-explore.cu,
  * docs/ceilings.md).  The fast sizes' rate varies from launch to launch
  * (single-launch trials: 3-4 % spread), so each timed launch of the figure
- * is a batch of L2_BATCH such launches between two events.  The caller reports the range of the sweep's L2 plateau
- * with it.  No size in that range: no `l2` line (the caller then reports
- * the plateau itself, as before).
+ * is a batch of L2_BATCH such launches between two events.  The caller
+ * reports the range of the sweep's L2 plateau with it.  No size in that
+ * range: no `l2` line (the caller then reports the plateau itself, as
+ * before).
  */
 #include "bench_mem.h"
 
@@ -303,10 +304,10 @@ static ert_cand sweep_gs_cand(struct ert_gpu *g, const bufs &m, long ws,
 	/* about 8 GiB per launch, in multiples of UNR loads per thread */
 	long loads = ((8L << 30) / (16L * bl * threads) + UNR - 1) / UNR * UNR;
 
-	c.geometry = geo(bl, threads, std::string(LD ? "ld.L1::no_allocate" : "ld.cg") +
-					      " stride=grid unroll=" +
-					      std::to_string(UNR) +
-					      (stagger ? " stagger" : ""));
+	c.geometry = geo(bl, threads,
+			 std::string(LD ? "ld.L1::no_allocate" : "ld.cg") +
+				 " stride=grid unroll=" + std::to_string(UNR) +
+				 (stagger ? " stagger" : ""));
 	c.reps0 = loads;
 	c.ws_bytes = ws;
 	c.launch = [g, m, bl, threads, nvec, stagger](long n) {

@@ -2,8 +2,9 @@
  * test_ert_parse.c - the ert plugin (plugins/ert.c, included here) against a
  * stand-in host: the real H100 output (tests/fixtures/ert/h100-quick.tsv)
  * replayed into records, the outputs of the versions that measure the L2
- * ceiling with trials (issue13/h100-quick.tsv, issue13/h100-run4-quick.tsv), the failure paths (no GPU, no program, a failed
- * result check, bad options), and benchio's parser and runner.
+ * ceiling with trials (issue13/h100-quick.tsv, issue13/h100-run4-quick.tsv),
+ * the failure paths (no GPU, no program, a failed result check, bad
+ * options), and benchio's parser and runner.
  *
  * Expected values come from the fixture text, parsed here by the test's own
  * code, or from the formulas (spread = (max - min) / median * 100).
