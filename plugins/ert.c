@@ -17,8 +17,9 @@
  *
  * Bandwidth levels: hbm_triad, hbm_read, hbm_write, l1 and shared come from
  * dedicated kernels; l2's range is the plateau of the L2-only ("cg") sweep
- * series, found by common/plateau.c (rule in plateau.h): the widest plateau
- * (most points) whose centre lies at or below the L2 size.  Its value is
+ * series, found by common/plateau.c (rule in plateau.h): the plateau that
+ * covers most of [L2 size / 16, L2 size] (PLATEAU_MOST_INSIDE; the sweep's
+ * smaller sets read at inflated rates and must not win by their number).  Its value is
  * ert-bench's `l2` ceiling line (measured with trials at one size of that
  * plateau, source "kernel") where the output has one, else, in outputs of
  * earlier versions, the plateau's own median (source "sweep").  The range
@@ -456,8 +457,8 @@ static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 	find_plateaus(ctx, cfg, gv->index, "ca", &gv->ca);
 	find_plateaus(ctx, cfg, gv->index, "cg", &gv->cg);
 	if (l2 > 0) {
-		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, 0, l2,
-				      PLATEAU_WIDEST);
+		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, l2 / 16, l2,
+				      PLATEAU_MOST_INSIDE);
 		gv->hbm = plateau_pick(gv->cg.p, gv->cg.np, l2, 1e300,
 				       PLATEAU_LARGEST_WS);
 	}

@@ -36,6 +36,7 @@ static const char *const recorded[] = {
 	FIXDIR "issue13/h100-run1-quick.tsv",  FIXDIR "issue13/h100-run1-full.tsv",
 	FIXDIR "issue13/h100-run9-quick.tsv",  FIXDIR "issue13/h100-run9-full.tsv",
 	FIXDIR "issue13/h100-run11-quick.tsv", FIXDIR "issue13/h100-run11-full.tsv",
+	FIXDIR "issue13/h100-run14-quick.tsv", FIXDIR "issue13/h100-run14-full.tsv",
 	NULL,
 };
 
@@ -208,6 +209,40 @@ static void test_pick(void **state)
 	assert_ptr_equal(plateau_pick(p, 3, 0, 6e6, PLATEAU_LARGEST_WS), &p[0]);
 }
 
+/*
+ * PLATEAU_MOST_INSIDE: the widest overlap with the window wins, not the
+ * most points.  The shape of the H100 sweep of run 14 (full): a plateau of
+ * small sets, 1.4-5.7 MiB, five points, overlapping a [3.1, 50] MiB window
+ * by 3.1-5.7 MiB, and the L2's own, 8-22.6 MiB, four points, inside it.
+ */
+static void test_pick_most_inside(void **state)
+{
+	const double mib = 1048576;
+	struct plateau p[3];
+
+	(void)state;
+	memset(p, 0, sizeof(p));
+	p[0] = (struct plateau){ .ws_min = 1.41 * mib, .ws_max = 5.66 * mib,
+				 .value = 10, .npoints = 5 };
+	p[1] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 22.6 * mib,
+				 .value = 8, .npoints = 4 };
+	p[2] = (struct plateau){ .ws_min = 64 * mib, .ws_max = 1024 * mib,
+				 .value = 3, .npoints = 9 };
+	assert_ptr_equal(plateau_pick(p, 3, 0, 50 * mib, PLATEAU_WIDEST), &p[0]);
+	assert_ptr_equal(plateau_pick(p, 3, 50 * mib / 16, 50 * mib,
+				      PLATEAU_MOST_INSIDE), &p[1]);
+	/* no overlap at all: none */
+	assert_ptr_equal(plateau_pick(p, 3, 30 * mib, 50 * mib,
+				      PLATEAU_MOST_INSIDE), NULL);
+	/* equal overlaps: more points, then the higher value */
+	p[0] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 16 * mib,
+				 .value = 9, .npoints = 3 };
+	p[1] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 16 * mib,
+				 .value = 8, .npoints = 3 };
+	assert_ptr_equal(plateau_pick(p, 2, 1 * mib, 50 * mib,
+				      PLATEAU_MOST_INSIDE), &p[0]);
+}
+
 /* ---- the recorded H100 sweep ---- */
 
 struct rec_series {
@@ -317,7 +352,9 @@ static void check_levels(const char *what, struct rec_series *s)
 	print_message("%s: L2 %.0f MiB, %zu points\n", what,
 		      s->l2_bytes / 1048576, s->n);
 	plateaus_of(s, p, &n);
-	l2 = plateau_pick(p, (size_t)n, 0, s->l2_bytes, PLATEAU_WIDEST);
+	/* as plugins/ert.c picks them */
+	l2 = plateau_pick(p, (size_t)n, s->l2_bytes / 16, s->l2_bytes,
+			  PLATEAU_MOST_INSIDE);
 	hbm = plateau_pick(p, (size_t)n, s->l2_bytes, 1e300, PLATEAU_LARGEST_WS);
 	assert_non_null(l2);
 	assert_non_null(hbm);
@@ -356,10 +393,13 @@ static void test_stretched_l2_and_hbm(void **state)
 	(void)state;
 	for (int i = 0; recorded[i]; i++)
 		for (int k = 0; k < 3; k++) {
+			double f;
+
 			read_series(recorded[i], "cg", &s);
-			stretch(&s, l2_mib[k] * 1048576 / s.l2_bytes);
+			f = l2_mib[k] * 1048576 / s.l2_bytes;
+			stretch(&s, f);
 			snprintf(what, sizeof(what), "SYNTHETIC: %s stretched x%.3f",
-				 recorded[i], l2_mib[k] * 1048576 / s.l2_bytes);
+				 recorded[i], f);
 			check_levels(what, &s);
 		}
 }
@@ -389,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_min_points_and_spread),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_pick_most_inside),
 		cmocka_unit_test(test_recorded_l2_and_hbm),
 		cmocka_unit_test(test_stretched_l2_and_hbm),
 		cmocka_unit_test(test_h100_l1),
