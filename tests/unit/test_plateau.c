@@ -1,7 +1,7 @@
 /*
  * test_plateau.c - the plateau detector (common/plateau.c): the rule on
  * made-up curves, its errors, level picking, and the rule on the working-set
- * sweeps recorded on six H100 SXMs (50 MiB L2: tests/fixtures/ert/h100-*.tsv
+ * sweeps recorded on seven H100 SXMs (50 MiB L2: tests/fixtures/ert/h100-*.tsv
  * and issue13/h100-*.tsv), and on those real sweeps with every size and the
  * L2 size scaled to a 60 MiB L2 (the H200's; no H200 was lent for issue 13:
  * every request was served by an H100), a 96 and a 126 MiB one
@@ -37,6 +37,7 @@ static const char *const recorded[] = {
 	FIXDIR "issue13/h100-run9-quick.tsv",  FIXDIR "issue13/h100-run9-full.tsv",
 	FIXDIR "issue13/h100-run11-quick.tsv", FIXDIR "issue13/h100-run11-full.tsv",
 	FIXDIR "issue13/h100-run14-quick.tsv", FIXDIR "issue13/h100-run14-full.tsv",
+	FIXDIR "issue13/h100-run16-quick.tsv", FIXDIR "issue13/h100-run16-full.tsv",
 	NULL,
 };
 
@@ -368,7 +369,7 @@ static void check_levels(const char *what, struct rec_series *s)
 		    hbm->value < s->hbm_peak * 1.001);
 }
 
-/* Every recorded sweep: six H100s (50 MiB L2). */
+/* Every recorded sweep: seven H100s (50 MiB L2). */
 static void test_recorded_l2_and_hbm(void **state)
 {
 	struct rec_series s;
