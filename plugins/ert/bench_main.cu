@@ -26,8 +26,8 @@
  *            sm_clock_eff_mhz power_w throttle geometry ws_bytes reps
  *            trial_s candidates check
  *            (a figure from a dedicated kernel; value = median over trials;
- *            `l2` is measured at one size of the sweep's L2 plateau, see
- *            bench_memory.cu;
+ *            `l2` is measured at the sweep's fastest sizes in
+ *            [L2 size / 16, L2 size], see bench_memory.cu;
  *            check: ok, fail (a wrong result: exit status 1 at the end) or
  *            none (nothing to check);
  *            clocks are NVML samples taken while the trials ran: median,
