@@ -16,9 +16,13 @@
  *            can be recomputed later.
  *
  * Bandwidth levels: hbm_triad, hbm_read, hbm_write, l1 and shared come from
- * dedicated kernels; l2 is the plateau of the L2-only ("cg") sweep series,
- * found by common/plateau.c (rule in plateau.h): the widest plateau (most
- * points) whose centre lies at or below the L2 size.  The working-set range
+ * dedicated kernels; l2's range is the plateau of the L2-only ("cg") sweep
+ * series, found by common/plateau.c (rule in plateau.h): the plateau that
+ * covers most of [L2 size / 16, L2 size] (PLATEAU_MOST_INSIDE; the sweep's
+ * smaller sets read at inflated rates and must not win by their number).  Its value is
+ * ert-bench's `l2` ceiling line (measured with trials at one size of that
+ * plateau, source "kernel") where the output has one, else, in outputs of
+ * earlier versions, the plateau's own median (source "sweep").  The range
  * of l1 is the widest plateau of the cached ("ca") series whose centre lies
  * below SMs x shared memory per SM; that of the hbm_* figures the plateau of
  * the "cg" series that reaches the largest size, centred above the L2 size;
@@ -457,8 +461,8 @@ static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 	find_plateaus(ctx, cfg, gv->index, "ca", &gv->ca);
 	find_plateaus(ctx, cfg, gv->index, "cg", &gv->cg);
 	if (l2 > 0) {
-		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, 0, l2,
-				      PLATEAU_WIDEST);
+		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, l2 / 16, l2,
+				      PLATEAU_MOST_INSIDE);
 		gv->hbm = plateau_pick(gv->cg.p, gv->cg.np, l2, 1e300,
 				       PLATEAU_LARGEST_WS);
 	}
@@ -528,6 +532,8 @@ static const struct plateau *range_of(const struct gpu_view *gv,
 		return gv->hbm;
 	if (!strcmp(name, "l1"))
 		return gv->l1;
+	if (!strcmp(name, "l2"))
+		return gv->l2;
 	return NULL;
 }
 
@@ -653,15 +659,20 @@ static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 		    const struct benchio_doc *doc, struct gpu_view *gv)
 {
 	size_t ceilings = 0;
-	int rc = 0;
+	int rc = 0, l2_kernel = 0;
 
 	analyse_gpu(ctx, cfg, doc, gv);
 	for (size_t i = 0; i < doc->n && rc == 0; i++)
 		if (is_gpu_line(&doc->lines[i], "ceiling", gv->index)) {
+			const char *name = benchio_get(&doc->lines[i], "name");
+
+			l2_kernel |= name && !strcmp(name, "l2");
 			rc = emit_kernel_ceiling(ctx, gv, &doc->lines[i]);
 			ceilings++;
 		}
-	if (rc == 0 && gv->l2) {
+	if (rc == 0 && l2_kernel) {
+		/* measured inside the plateau: already emitted */
+	} else if (rc == 0 && gv->l2) {
 		rc = emit_l2(ctx, gv);
 		ceilings++;
 	} else if (rc == 0 && gv->cg.n) {
