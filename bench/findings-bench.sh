@@ -241,10 +241,24 @@ if [[ -n $before ]]; then
 	say "## before: $before's plugins and sql/ functions"
 	steps_all before "$SNAP/before/plugins"
 	explain_all before
+	q -c "create table bench_before_gpu as select * from rl_gpu_history($FRUN, 90);
+	      create table bench_before_noise as select * from rl_kernel_noise($KRUN, 30);
+	      create table bench_before_points as select * from rl_run_points($KRUN);
+	      create table bench_before_base as select rl_baseline_run($KRUN) as b"
 	for f in "${NEW_SQL[@]}"; do q -f "$f" >/dev/null; done
 	q -c 'vacuum analyze runs, steps, ceilings, points'
 fi
 say "## after: this tree ($(git rev-parse --short HEAD))"
 steps_all after "$SNAP/plugins"
 explain_all after
+if [[ -n $before ]]; then
+	differ() { # differ TABLE QUERY: rows of either not in the other
+		q -c "select (select count(*) from (select * from $1 except all $2) x) +
+			     (select count(*) from ($2 except all select * from $1) y)"
+	}
+	say "same answers before and after: rows that differ: gpu_history $(differ bench_before_gpu "select * from rl_gpu_history($FRUN, 90)"), kernel_noise $(differ bench_before_noise "select * from rl_kernel_noise($KRUN, 30)"), run_points $(differ bench_before_points "select * from rl_run_points($KRUN)"), baseline_run $(differ bench_before_base "select rl_baseline_run($KRUN)")"
+	for p in fleet regressions; do
+		say "  $p: records.tsv before and after: $(cmp -s "$W/$p.before/attempt-1/records.tsv" "$W/$p.after/attempt-1/records.tsv" && echo identical || echo DIFFER); history (sorted): $(cmp -s <(sort "$W/$p.before/attempt-1/history/records.tsv") <(sort "$W/$p.after/attempt-1/history/records.tsv") && echo identical || echo DIFFER)"
+	done
+fi
 say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"

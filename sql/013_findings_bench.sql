@@ -17,11 +17,12 @@ create index ceilings_gpu_history_idx on ceilings (gpu_uuid, name, run_id)
 -- A GPU's own history, as in 010, computed GPU by GPU: each GPU's rows come
 -- from ceilings_gpu_history_idx and are sorted and aggregated in memory,
 -- instead of one sort of every GPU's every night (1.6 million rows, on disk
--- with the default work_mem).  The earlier runs in the window are found
--- once (w).  A GPU's last figure is the one of its latest night: max() over
--- (night, value) pairs, nights being distinct after the distinct on.
+-- with the default work_mem) and a second pass for the medians.  The
+-- earlier runs in the window are found once (w).  A GPU's last figure is
+-- the one of its latest night: max() over (night, value) pairs, the nights
+-- being distinct after the distinct on.
 create or replace function rl_gpu_history(run_id bigint, nights integer)
-returns table (gpu_uuid text, name text, n bigint, mean double precision,
+returns table (gpu_uuid text, name text, n bigint, median double precision,
 	       sd double precision, last_value double precision,
 	       last_driver text, last_night date)
 language sql stable as $$
@@ -39,17 +40,24 @@ language sql stable as $$
 		where c.run_id = rl_gpu_history.run_id and c.method = 'empirical'
 	)
 	select g.gpu_uuid, h.* from gpus g, lateral (
-		select e.name, count(*), avg(e.value),
-		       coalesce(stddev_samp(e.value), 0),
+		with e as materialized (
+			select distinct on (c.name, w.night)
+			       c.name, c.value, c.driver, w.night
+			from ceilings c join w on w.id = c.run_id
+			where c.gpu_uuid = g.gpu_uuid and c.method = 'empirical'
+			order by c.name, w.night, w.id desc
+		), mid as (
+			select e.name,
+			       percentile_cont(0.5) within group (order by e.value) as median
+			from e group by e.name
+		)
+		select e.name, count(*), m.median,
+		       1.4826 * percentile_cont(0.5) within group (order by abs(e.value - m.median)),
 		       (max(array[e.night - date '2000-01-01', e.value]))[2],
 		       (max(array[to_char(e.night, 'YYYYMMDD'), e.driver]))[2],
 		       max(e.night)
-		from (select distinct on (c.name, w.night)
-		             c.name, c.value, c.driver, w.night
-		      from ceilings c join w on w.id = c.run_id
-		      where c.gpu_uuid = g.gpu_uuid and c.method = 'empirical'
-		      order by c.name, w.night, w.id desc) e
-		group by e.name
+		from e join mid m on m.name = e.name
+		group by e.name, m.median
 	) h
 	order by 1, 2
 $$;
