@@ -208,6 +208,25 @@ explain_all() { # explain_all LABEL: plans to $out/explain.LABEL.txt
 			explain (analyze, buffers) ${h#*|}" 2>&1 | sed 's/^psql:[^:]*: //'
 		  echo; } >>"$f"
 	done
+	# plans.LABEL.txt: the same less auto_explain's copy of each top-level plan
+	python3 - "$f" "$out/plans.$1.txt" <<'PY'
+import sys
+lines, out, i = open(sys.argv[1]).read().split('\n'), [], 0
+while i < len(lines):
+    if lines[i].startswith('NOTICE:') and lines[i + 1:i + 2] and \
+            lines[i + 1].startswith("Query Text: load 'auto_explain'"):
+        k = i + 1
+        while 'explain (analyze, buffers)' not in lines[k]:
+            k += 1
+        j = k + 2
+        while j < len(lines) and lines[j] != lines[k + 1]:
+            j += 1
+        i = j
+        continue
+    out.append(lines[i])
+    i += 1
+open(sys.argv[2], 'w').write('\n'.join(out).rstrip() + '\n')
+PY
 	grep -E '^## |^Execution Time' "$f" | paste - - | sed 's/^## /  /; s/:  *select.*Execution Time: / /' | tee -a "$SUMMARY"
 }
 
@@ -221,9 +240,10 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	"$SNAP/bin/findings-bench" -P "$plugin" -r "$run" -d "$d" \
 		-j "$SNAP/bin/roofline-job" -p "$pdir" -n "$repeats" "$@" \
 		>"$out/$label.txt" 2>>"$out/$label.err"
-	say "$(printf '  %-22s history %7s ms (cpu %6s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
+	say "$(printf '  %-22s history %7s ms (cpu %6s, pg cpu %7s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
 		"$(field history <"$out/$label.txt" | median)" \
 		"$(sed -n 's/.*history [0-9.]* ms (cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
+		"$(sed -n 's/.*pg cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
 		"$(field job <"$out/$label.txt" | median)" \
 		"$(sed -n 's/.*job [0-9.]* ms (cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
 		"$(field total <"$out/$label.txt" | median)" \
