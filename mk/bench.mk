@@ -25,3 +25,16 @@ $(B)/bench/engine-poll: $(B)/obj/bench/engine-poll.o $(ENGINE_BENCH_OBJS)
 engine-bench-tools: $(B)/bench/engine-submit $(B)/bench/engine-poll
 
 .DEFAULT_GOAL := $(ENGINE_BENCH_GOAL)
+
+# bench/findings-bench.c: a findings step as the daemon runs it
+# (bench/findings-bench.sh): daemon/history.c's history_prepare() and the
+# database module, then roofline-job on the attempt directory.
+FINDINGS_BENCH_GOAL := $(.DEFAULT_GOAL)
+
+$(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
+                           $(B)/obj/daemon/history.o $(B)/obj/daemon/db.o \
+                           $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl
+
+.DEFAULT_GOAL := $(FINDINGS_BENCH_GOAL)

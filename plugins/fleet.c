@@ -214,21 +214,38 @@ static int cmp_figure(const void *a, const void *b)
 	return c ? c : strcmp(x->uuid, y->uuid);
 }
 
-/* The most common driver among fig[0..n) (borrowed), NULL when none. */
-static const char *common_driver(const struct figure *fig, size_t n)
+/* An index into a group of figures, for sorting their drivers. */
+struct driver_at {
+	const char *driver;
+	size_t i;
+};
+
+static int cmp_driver_at(const void *a, const void *b)
 {
+	const struct driver_at *x = a, *y = b;
+	int c = strcmp(x->driver, y->driver);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The most common driver among fig[0..n) (borrowed), NULL when none; of
+ * drivers as common, the one that comes first.  by must hold n entries. */
+static const char *common_driver(const struct figure *fig, size_t n,
+				 struct driver_at *by)
+{
+	size_t m = 0, best_n = 0, best_i = 0;
 	const char *best = NULL;
-	size_t best_n = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		size_t c = 0;
-
-		if (!fig[i].driver)
-			continue;
-		for (size_t j = 0; j < n; j++)
-			c += fig[j].driver && !strcmp(fig[j].driver, fig[i].driver);
-		if (c > best_n)
-			best = fig[i].driver, best_n = c;
+	for (size_t i = 0; i < n; i++)
+		if (fig[i].driver)
+			by[m].driver = fig[i].driver, by[m++].i = i;
+	qsort(by, m, sizeof(*by), cmp_driver_at);
+	for (size_t s = 0, e; s < m; s = e) {
+		for (e = s; e < m && !strcmp(by[e].driver, by[s].driver); e++)
+			;
+		/* by[s] is the driver's first figure */
+		if (e - s > best_n || (e - s == best_n && by[s].i < best_i))
+			best = fig[by[s].i].driver, best_n = e - s, best_i = by[s].i;
 	}
 	return best;
 }
@@ -237,6 +254,7 @@ static const char *common_driver(const struct figure *fig, size_t n)
 static int gather(struct fleet *fl)
 {
 	double *v = NULL, *scratch = NULL;
+	struct driver_at *by = NULL;
 	size_t start = 0;
 
 	if (fl->nfig)
@@ -246,8 +264,9 @@ static int gather(struct fleet *fl)
 	if (fl->nfig) {
 		v = malloc(fl->nfig * sizeof(*v));
 		scratch = malloc(fl->nfig * sizeof(*scratch));
-		if (!v || !scratch) {
-			free(v), free(scratch);
+		by = malloc(fl->nfig * sizeof(*by));
+		if (!v || !scratch || !by) {
+			free(v), free(scratch), free(by);
 			return -ENOMEM;
 		}
 	}
@@ -264,7 +283,7 @@ static int gather(struct fleet *fl)
 			v[i] = fl->fig[start + i].value;
 		med = judge_median(v, n);
 		mad = judge_mad(v, n, med, scratch);
-		driver = common_driver(&fl->fig[start], n);
+		driver = common_driver(&fl->fig[start], n, by);
 		for (size_t i = start; i < end; i++) {
 			struct past key = { .uuid = fl->fig[i].uuid,
 					    .name = fl->fig[i].name };
@@ -280,6 +299,7 @@ static int gather(struct fleet *fl)
 	}
 	free(v);
 	free(scratch);
+	free(by);
 	return 0;
 }
 
@@ -403,19 +423,31 @@ static int emit_gpu(struct rl_ctx *ctx, const struct figure *g, bool flagged)
 		{ NULL, NULL } });
 }
 
-static size_t count_distinct(const struct figure *fig, size_t n, bool models)
+static int cmp_str(const void *a, const void *b)
 {
-	size_t c = 0;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
+/* How many GPUs (UUIDs) and models fig[0..n) hold; fig is sorted by model
+ * (gather).  0 or -ENOMEM. */
+static int count_distinct(const struct figure *fig, size_t n, size_t *gpus,
+			  size_t *models)
+{
+	const char **v = n ? malloc(n * sizeof(*v)) : NULL;
+
+	*gpus = *models = 0;
+	if (n && !v)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = models ? !strcmp(fig[i].model, fig[j].model)
-				      : !strcmp(fig[i].uuid, fig[j].uuid);
-		c += !seen;
+		v[i] = fig[i].uuid;
+		*models += i == 0 || strcmp(fig[i].model, fig[i - 1].model);
 	}
-	return c;
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		*gpus += i == 0 || strcmp(v[i], v[i - 1]);
+	free(v);
+	return 0;
 }
 
 static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
@@ -424,8 +456,8 @@ static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
 	struct judge_params p = { cfg->k, cfg->floor_pct, cfg->min_fleet,
 				  cfg->min_history };
 	char a[32], b[32], c[32], d[32];
-	size_t flagged = 0;
-	int rc = 0;
+	size_t flagged = 0, gpus, models;
+	int rc = count_distinct(fl->fig, fl->nfig, &gpus, &models);
 
 	for (size_t i = 0; i < fl->nfig && rc == 0; i++) {
 		const struct figure *g = &fl->fig[i];
@@ -451,11 +483,10 @@ static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
 	if (rc)
 		return rc;
 	rl_info(ctx, "%zu GPUs of %zu models, %zu figures judged, %zu flagged",
-		count_distinct(fl->fig, fl->nfig, false),
-		count_distinct(fl->fig, fl->nfig, true), fl->nfig, flagged);
+		gpus, models, fl->nfig, flagged);
 	return rl_emit(ctx, "fleet_summary", (const struct rl_field[]){
-		{ "gpus", FMT(a, "%zu", count_distinct(fl->fig, fl->nfig, false)) },
-		{ "models", FMT(b, "%zu", count_distinct(fl->fig, fl->nfig, true)) },
+		{ "gpus", FMT(a, "%zu", gpus) },
+		{ "models", FMT(b, "%zu", models) },
 		{ "judged", FMT(c, "%zu", fl->nfig) },
 		{ "flagged", FMT(d, "%zu", flagged) },
 		{ "night", fl->night ? fl->night : "" },

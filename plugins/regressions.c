@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +64,22 @@ struct kpoint {
 	struct judge_point p;
 	struct judge_point_noise noise;
 	bool has_noise;
+	size_t seq;      /* its place among the records read */
+};
+
+/* A `kernel_noise` record, kept until every record is read. */
+struct knoise {
+	char *kernel, *level, *precision;
+	struct judge_point_noise noise;
+	size_t seq;
 };
 
 struct regress {
 	struct kpoint *v;
 	size_t n, cap;
+	struct knoise *nv;
+	size_t nn, ncap;
+	size_t seq;      /* records read */
 	char *night, *baseline;
 };
 
@@ -93,6 +105,83 @@ static int keycmp(const struct kpoint *a, const char *kernel, const char *level,
 	return c ? c : strcmp(a->level, level);
 }
 
+static int add_noise(struct regress *r, const char *kernel, const char *level,
+		     const char *precision, const struct rl_field *f)
+{
+	struct knoise *x;
+
+	if (r->nn == r->ncap) {
+		size_t cap = r->ncap ? 2 * r->ncap : 128;
+		struct knoise *v = realloc(r->nv, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->nv = v, r->ncap = cap;
+	}
+	x = &r->nv[r->nn++];
+	x->kernel = strdup(kernel);
+	x->level = strdup(level);
+	x->precision = strdup(precision);
+	x->noise.n = (long)num(f, "n", 0);
+	x->noise.ai_cv = num(f, "ai_cv", 0);
+	x->noise.gflops_cv = num(f, "gflops_cv", 0);
+	x->seq = r->seq++;
+	return x->kernel && x->level && x->precision ? 0 : -ENOMEM;
+}
+
+static int cmp_knoise_key(const struct knoise *x, const struct kpoint *k)
+{
+	return strcmp(x->kernel, k->kernel) || strcmp(x->precision, k->precision) ||
+	       strcmp(x->level, k->level);
+}
+
+/* By kernel, precision and level, then as read. */
+static int cmp_knoise(const void *a, const void *b)
+{
+	const struct knoise *x = a, *y = b;
+	int c = strcmp(x->kernel, y->kernel);
+
+	if (!c)
+		c = strcmp(x->precision, y->precision);
+	if (!c)
+		c = strcmp(x->level, y->level);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Give each of the run's points the last `kernel_noise` record of its
+ * kernel, level and precision that was read after it (the daemon writes
+ * them after the points), as applying each record to the points read so
+ * far would. */
+static void apply_noise(struct regress *r)
+{
+	if (!r->nn)
+		return;
+	qsort(r->nv, r->nn, sizeof(*r->nv), cmp_knoise);
+	for (size_t i = 0; i < r->n; i++) {
+		struct kpoint *k = &r->v[i];
+		struct knoise key = { .kernel = k->kernel, .level = k->level,
+				      .precision = k->precision, .seq = SIZE_MAX };
+		size_t lo = 0, hi = r->nn;
+
+		if (!k->in_run)
+			continue;
+		/* the first record after every record of this key */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_knoise(&r->nv[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && !cmp_knoise_key(&r->nv[lo - 1], k) &&
+		    r->nv[lo - 1].seq > k->seq) {
+			k->has_noise = true;
+			k->noise = r->nv[lo - 1].noise;
+		}
+	}
+}
+
 static int read_input(void *arg, const char *step, const char *kind,
 		      const struct rl_field *f)
 {
@@ -114,16 +203,8 @@ static int read_input(void *arg, const char *step, const char *kind,
 	}
 	if (!kernel || !level || !precision)
 		return 0;
-	if (!strcmp(kind, "kernel_noise")) {
-		for (size_t i = 0; i < r->n; i++)
-			if (r->v[i].in_run && !keycmp(&r->v[i], kernel, level, precision)) {
-				r->v[i].has_noise = true;
-				r->v[i].noise.n = (long)num(f, "n", 0);
-				r->v[i].noise.ai_cv = num(f, "ai_cv", 0);
-				r->v[i].noise.gflops_cv = num(f, "gflops_cv", 0);
-			}
-		return 0;
-	}
+	if (!strcmp(kind, "kernel_noise"))
+		return add_noise(r, kernel, level, precision, f);
 	if (strcmp(kind, "run_point") && strcmp(kind, "baseline_point"))
 		return 0;
 	if (r->n == r->cap) {
@@ -136,6 +217,7 @@ static int read_input(void *arg, const char *step, const char *kind,
 	}
 	k = &r->v[r->n++];
 	memset(k, 0, sizeof(*k));
+	k->seq = r->seq++;
 	k->kernel = strdup(kernel);
 	k->level = strdup(level);
 	k->precision = strdup(precision);
@@ -324,6 +406,8 @@ static enum rl_result regress_run(struct rl_ctx *ctx, const void *config,
 	}
 	/* the daemon writes kernel_noise after the points (daemon/history.c) */
 	rc = rl_each_input(ctx, NULL, read_input, &r);
+	if (rc == 0)
+		apply_noise(&r);
 	if (rc == 0 && !r.baseline)
 		rl_info(ctx, "no baseline run: every kernel is new");
 	if (rc == 0)
@@ -335,7 +419,10 @@ static enum rl_result regress_run(struct rl_ctx *ctx, const void *config,
 	for (size_t i = 0; i < r.n; i++)
 		free(r.v[i].kernel), free(r.v[i].level), free(r.v[i].precision),
 			free(r.v[i].gpu_name);
+	for (size_t i = 0; i < r.nn; i++)
+		free(r.nv[i].kernel), free(r.nv[i].level), free(r.nv[i].precision);
 	free(r.v);
+	free(r.nv);
 	free(r.night);
 	free(r.baseline);
 	return res;

@@ -1,0 +1,284 @@
+#!/bin/bash
+# bench/findings-bench.sh - the two findings analyses at a facility's scale,
+# in the daemon (issue 11): the fleet step over 1,000 GPUs with 90 nights of
+# history, and the regressions step of a 500-kernel run against 30 earlier
+# runs.  A benchmark, not a test: it prints what it measured and checks
+# nothing but that each step succeeded.  Results: docs/findings-bench.md.
+#
+# Usage: bench/findings-bench.sh [-n REPEATS] [-o DIR] [-b COMMIT]
+#   -n REPEATS  repeats of each step (5); the median is reported
+#   -o DIR      raw results: per-repeat lines, EXPLAIN plans, the summary
+#               (default /tmp/findings-bench.DATE)
+#   -b COMMIT   also time COMMIT's plugins with COMMIT's sql/ functions,
+#               side by side on the same data ("before"); the database
+#               gets COMMIT's migrations first, then this tree's
+#   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes
+#
+# It builds VARIANT=release, copies what it runs into the cluster directory
+# (var/bench-findings, own PostgreSQL 15 and a one-node Slurm it does not
+# use), applies sql/*.sql with psql, and generates the history in
+# PostgreSQL (bench/findings-bench.sql: recorded figures x declared noise,
+# labelled synthetic, a few declared perturbations).  Each step is run by
+# bench/findings-bench.c, which links daemon/history.c: (a) the history
+# queries and the attempt's history/records.tsv, exactly as the daemon
+# prepares a daemon-side step, then (b) roofline-job on the attempt
+# directory.  Stops the cluster and removes its directory (KEEP=1 keeps it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+PROG=findings-bench
+repeats=5 out=/tmp/findings-bench.$(date -u +%Y%m%dT%H%M%S) before=
+while getopts n:o:b: opt; do
+	case $opt in
+	n) repeats=$OPTARG ;;
+	o) out=$OPTARG ;;
+	b) before=$OPTARG ;;
+	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+NODES=${NODES:-500} NIGHTS=${NIGHTS:-90} KERNELS=${KERNELS:-500} KRUNS=${KRUNS:-31}
+mkdir -p "$out"
+SUMMARY=$out/summary.txt
+say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
+
+export ROOFLINE_VAR=$REPO/var/bench-findings
+VAR=$ROOFLINE_VAR
+. "$REPO/bench/lib.sh"
+trap bench_cluster_release EXIT
+
+PLUGINS=(fleet.so regressions.so ert.so hierarchical.so)
+make -s -j2 VARIANT=release build/release/bin/{rooflined,roofline,roofline-job} \
+	"${PLUGINS[@]/#/build/release/plugins/}" build/release/bench/findings-bench
+rm -rf "$VAR/snap" "$VAR/work"
+mkdir -p "$VAR"
+bench_snapshot "${PLUGINS[@]}" -- findings-bench
+W=$VAR/work
+mkdir -p "$W"
+
+# COMMIT's plugins and migrations, built in a worktree of their own.
+if [[ -n $before ]]; then
+	bt=$VAR/before-tree
+	git worktree remove --force "$bt" 2>/dev/null || rm -rf "$bt"
+	git worktree add --detach "$bt" "$before" >/dev/null 2>&1
+	make -s -C "$bt" -j2 VARIANT=release build/release/plugins/fleet.so \
+		build/release/plugins/regressions.so
+	mkdir -p "$SNAP/before/plugins" "$SNAP/before/sql"
+	cp "$bt"/build/release/plugins/{fleet,regressions}.so "$SNAP/before/plugins/"
+	cp "$bt"/sql/*.sql "$SNAP/before/sql/"
+	before=$(git -C "$bt" rev-parse --short HEAD)
+	git worktree remove --force "$bt"
+fi
+
+scripts/cluster start --nodes 1 >/dev/null
+eval "$(scripts/cluster env)"
+q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
+if [[ -n $before ]]; then
+	for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
+	for f in "$SNAP"/share/rooflined/sql/*.sql; do
+		[[ -e $SNAP/before/sql/$(basename "$f") ]] || NEW_SQL+=("$f")
+	done
+else
+	for f in "$SNAP"/share/rooflined/sql/*.sql; do q -f "$f" >/dev/null; done
+fi
+
+say "# findings benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes')"
+say "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/^Mem/ { print $2 }') GiB; $(q -c 'select version()' | cut -d' ' -f1-2); work_mem $(q -c 'show work_mem'), shared_buffers $(q -c 'show shared_buffers'); load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "# sizes: $((NODES * 2)) GPUs x $((NIGHTS + 1)) nights; $KERNELS kernels x $KRUNS runs; repeats $repeats"
+
+# ---- the recordings the synthetic data is made of ----------------------------
+# ert's replay of the recorded H100 (one GPU): 18 ceilings and the sweep.
+CUDA_VISIBLE_DEVICES=0 "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+	--run ert --out "$W/ert" replay="$REPO/tests/fixtures/ert/h100-quick.tsv" \
+	quick=true 2>>"$out/setup.log"
+# the hierarchical plugin's points of the kernel_abc and gsrb captures
+mkdir -p "$W/k/ert" "$W/k/abc" "$W/k/gsrb"
+cp tests/fixtures/ert/h100-ert-records.tsv "$W/k/ert/records.tsv"
+cp tests/fixtures/analysis/kernel_abc.records.tsv "$W/k/abc/records.tsv"
+cp tests/fixtures/analysis/gsrb.records.tsv "$W/k/gsrb/records.tsv"
+ROOFLINE_ETC=$REPO/etc "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+	--run hierarchical --out "$W/k/points" --input ceilings="$W/k/ert" \
+	--input abc="$W/k/abc" --input gsrb="$W/k/gsrb" same_node=false 2>>"$out/setup.log"
+
+# tsv KIND KEY...: the records of KIND in stdin as TSV of those keys (\N: none)
+tsv() {
+	awk -F'\t' -v kind="$1" -v keys="${*:2}" '
+		BEGIN { n = split(keys, k, " ") }
+		$1 == kind { delete f
+			for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
+			line = ""
+			for (i = 1; i <= n; i++) line = line (i > 1 ? "\t" : "") ((k[i] in f) ? f[k[i]] : "\\N")
+			print line }'
+}
+{
+	cat <<'SQL'
+create temp table tmpl_ceiling (seq serial, gpu_name text, driver text,
+	cuda text, cc text, sm_clock_mhz float8, mem_clock_mhz float8, name text,
+	kind text, value float8, unit text, trials int, min float8, max float8,
+	spread_pct float8, geometry text);
+create temp table tmpl_point (seq serial, kernel text collate "C", precision text,
+	level text, invocations int, flops float8, bytes float8, ai float8,
+	time_s float8, gflops float8, roof_gflops float8, pct_of_roof float8,
+	bound_level text, bound_ceiling text, pct_of_bound float8, verdict text,
+	is_primary boolean, gpu_name text);
+copy tmpl_ceiling (gpu_name, driver, cuda, cc, sm_clock_mhz, mem_clock_mhz,
+	name, kind, value, unit, trials, min, max, spread_pct, geometry) from stdin;
+SQL
+	tsv ceiling gpu_name driver cuda cc sm_clock_mhz mem_clock_mhz name kind \
+		value unit trials min max spread_pct geometry <"$W/ert/records.tsv"
+	printf '\\.\n'
+	cat <<'SQL'
+copy tmpl_point (kernel, precision, level, invocations, flops, bytes, ai,
+	time_s, gflops, roof_gflops, pct_of_roof, bound_level, bound_ceiling,
+	pct_of_bound, verdict, is_primary, gpu_name) from stdin;
+SQL
+	tsv point kernel precision level invocations flops bytes ai time_s gflops \
+		roof_gflops pct_of_roof bound_level bound_ceiling pct_of_bound \
+		verdict primary gpu_name <"$W/k/points/records.tsv"
+	printf '\\.\n'
+	cat bench/findings-bench.sql
+} >"$out/data.sql"
+t0=$(date +%s.%N)
+q -v tonight="$(date -u +%F)" -v nodes="$NODES" -v nights="$NIGHTS" \
+	-v kernels="$KERNELS" -v kruns="$KRUNS" -f "$out/data.sql" >/dev/null
+FRUN=$(q -c "select id from runs where pipeline_name = 'fleet-bench' and state = 'running'")
+KRUN=$(q -c "select id from runs where pipeline_name = 'kernels-bench' and state = 'running'")
+say "generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s: $(q -c "select count(*) from ceilings") ceilings ($(q -c "select pg_size_pretty(pg_total_relation_size('ceilings'))")), $(q -c "select count(*) from points") points, $(q -c "select count(*) from runs") runs; fleet run $FRUN, kernel run $KRUN"
+
+# ---- tonight's inputs of the fleet step: one ert attempt per node ------------
+# As `nodes: each` leaves them: <run>/ert@NODE/attempt-1/records.tsv, the
+# replay's records with tonight's figures of the node's two GPUs.
+FDIR=$W/spool/run-$FRUN
+mkdir -p "$FDIR"
+q -c "copy (select node, gpu_index, gpu_uuid, name, value, min, median, max,
+	sm_clock_mhz, synthetic from ceilings where run_id = $FRUN
+	order by node, gpu_index, seq) to stdout" |
+awk -F'\t' -v OFS='\t' -v dir="$FDIR" -v list="$W/fleet-inputs.tsv" '
+	function set(line, key, v,   n, i, a, s) {
+		n = split(line, a, "\t"); s = a[1]
+		for (i = 2; i <= n; i++) {
+			if (index(a[i], key "=") == 1) a[i] = key "=" v
+			s = s "\t" a[i]
+		}
+		return s
+	}
+	function sweep(g, uuid,   i, l) {
+		for (i = 1; i <= nsweep; i++) {
+			l = set(sweeps[i], "gpu_index", g)
+			print set(l, "gpu_uuid", uuid) > file
+		}
+	}
+	FNR == NR { if ($1 == "ceiling") { split($0, a, "\t"); for (i in a) if (a[i] ~ /^name=/) tmpl[substr(a[i], 6)] = $0 }
+		    else if ($1 == "sweep") sweeps[++nsweep] = $0
+		    next }
+	{ if ($1 != node) {
+		if (file) close(file)
+		node = $1; d = dir "/ert@" node "/attempt-1"
+		system("mkdir -p \"" d "\""); file = d "/records.tsv"
+		print "ert@" node "\t" d > list
+	  }
+	  if ($2 != lastg || $1 != lastnode) { sweep($2, $3); lastg = $2; lastnode = $1 }
+	  l = tmpl[$4]
+	  l = set(l, "gpu_index", $2); l = set(l, "gpu_uuid", $3)
+	  l = set(l, "value", $5); l = set(l, "min", $6); l = set(l, "median", $7)
+	  l = set(l, "max", $8); l = set(l, "sm_clock_mhz", $9)
+	  l = set(l, "synthetic", $10 " (node " node ")")
+	  print l > file }' "$W/ert/records.tsv" -
+say "fleet inputs: $(wc -l <"$W/fleet-inputs.tsv") ert@NODE attempts, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling') ceiling records, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l) records in all"
+
+# ---- EXPLAIN (ANALYZE, BUFFERS) of the history queries -------------------------
+# The statements daemon/history.c sends, with the steps' options.
+HQ=(
+	"gpu_history|select * from rl_gpu_history($FRUN, 90)"
+	"run_points (run)|select * from rl_run_points($KRUN)"
+	"run_points (baseline)|select * from rl_run_points(rl_baseline_run($KRUN))"
+	"baseline_run|select rl_baseline_run($KRUN)"
+	"kernel_noise|select * from rl_kernel_noise($KRUN, 30)"
+)
+explain_all() { # explain_all LABEL: plans to $out/explain.LABEL.txt
+	local f=$out/explain.$1.txt h
+	: >"$f"
+	# the functions are SQL functions: auto_explain shows the plans inside
+	for h in "${HQ[@]}"; do
+		{ printf '## %s: %s\n' "${h%%|*}" "${h#*|}"
+		  runuser -u postgres -- env PGUSER=postgres psql -X -q -t -A -v ON_ERROR_STOP=1 -c "load 'auto_explain';
+			set auto_explain.log_min_duration = 0;
+			set auto_explain.log_analyze = on; set auto_explain.log_buffers = on;
+			set auto_explain.log_nested_statements = on;
+			set auto_explain.log_level = notice; set role rooflined;
+			explain (analyze, buffers) ${h#*|}" 2>&1 | sed 's/^psql:[^:]*: //'
+		  echo; } >>"$f"
+	done
+	# plans.LABEL.txt: the same less auto_explain's copy of each top-level plan
+	python3 - "$f" "$out/plans.$1.txt" <<'PY'
+import sys
+lines, out, i = open(sys.argv[1]).read().split('\n'), [], 0
+while i < len(lines):
+    if lines[i].startswith('NOTICE:') and lines[i + 1:i + 2] and \
+            lines[i + 1].startswith("Query Text: load 'auto_explain'"):
+        k = i + 1
+        while 'explain (analyze, buffers)' not in lines[k]:
+            k += 1
+        j = k + 2
+        while j < len(lines) and lines[j] != lines[k + 1]:
+            j += 1
+        i = j
+        continue
+    out.append(lines[i])
+    i += 1
+open(sys.argv[2], 'w').write('\n'.join(out).rstrip() + '\n')
+PY
+	grep -E '^## |^Execution Time' "$f" | paste - - | sed 's/^## /  /; s/:  *select.*Execution Time: / /' | tee -a "$SUMMARY"
+}
+
+# ---- the steps ---------------------------------------------------------------------
+median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", NR ? a[int((NR + 1) / 2)] : -1 }'; }
+field() { sed -n "s/.* $1 \([0-9.]*\) ms.*/\1/p"; } # field NAME < lines
+run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
+	local label=$1 pdir=$2 plugin=$3 run=$4 d=$W/$1
+	shift 4
+	rm -rf "$d" && mkdir -p "$d"
+	"$SNAP/bin/findings-bench" -P "$plugin" -r "$run" -d "$d" \
+		-j "$SNAP/bin/roofline-job" -p "$pdir" -n "$repeats" "$@" \
+		>"$out/$label.txt" 2>>"$out/$label.err"
+	say "$(printf '  %-22s history %7s ms (cpu %6s, pg cpu %7s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
+		"$(field history <"$out/$label.txt" | median)" \
+		"$(sed -n 's/.*history [0-9.]* ms (cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
+		"$(sed -n 's/.*pg cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
+		"$(field job <"$out/$label.txt" | median)" \
+		"$(sed -n 's/.*job [0-9.]* ms (cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
+		"$(field total <"$out/$label.txt" | median)" \
+		"$(field total <"$out/$label.txt" | tr '\n' ' ' | sed 's/ $//')")"
+	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes).*/\1/p' "$out/$label.txt" | tail -1) bytes; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
+}
+steps_all() { # steps_all LABEL PLUGIN_DIR
+	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights=90
+	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
+}
+
+say ""
+say "median of $repeats (ms; all repeats in brackets); a step's wall = history (a) + job (b)"
+if [[ -n $before ]]; then
+	say "## before: $before's plugins and sql/ functions"
+	steps_all before "$SNAP/before/plugins"
+	explain_all before
+	q -c "create table bench_before_gpu as select * from rl_gpu_history($FRUN, 90);
+	      create table bench_before_noise as select * from rl_kernel_noise($KRUN, 30);
+	      create table bench_before_points as select * from rl_run_points($KRUN);
+	      create table bench_before_base as select rl_baseline_run($KRUN) as b"
+	for f in "${NEW_SQL[@]}"; do q -f "$f" >/dev/null; done
+	q -c 'vacuum analyze runs, steps, ceilings, points'
+fi
+say "## after: this tree ($(git rev-parse --short HEAD))"
+steps_all after "$SNAP/plugins"
+explain_all after
+if [[ -n $before ]]; then
+	differ() { # differ TABLE QUERY: rows of either not in the other
+		q -c "select (select count(*) from (select * from $1 except all $2) x) +
+			     (select count(*) from ($2 except all select * from $1) y)"
+	}
+	say "same answers before and after: rows that differ: gpu_history $(differ bench_before_gpu "select * from rl_gpu_history($FRUN, 90)"), kernel_noise $(differ bench_before_noise "select * from rl_kernel_noise($KRUN, 30)"), run_points $(differ bench_before_points "select * from rl_run_points($KRUN)"), baseline_run $(differ bench_before_base "select rl_baseline_run($KRUN)")"
+	for p in fleet regressions; do
+		say "  $p: records.tsv before and after: $(cmp -s "$W/$p.before/attempt-1/records.tsv" "$W/$p.after/attempt-1/records.tsv" && echo identical || echo DIFFER); history (sorted): $(cmp -s <(sort "$W/$p.before/attempt-1/history/records.tsv") <(sort "$W/$p.after/attempt-1/history/records.tsv") && echo identical || echo DIFFER)"
+	done
+fi
+say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"
