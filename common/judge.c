@@ -107,8 +107,10 @@ void judge_point(const struct judge_params *p, const struct judge_point *now,
 		 struct judge_point_result *r)
 {
 	bool hist = noise && noise->n >= p->min_history;
-	double ai_noise = hist ? 100 * noise->ai_cv : 0;
-	double g_noise = hist ? 100 * noise->gflops_cv : 0;
+	/* a change is the difference of two runs, each with the kernel's
+	 * own spread: sqrt(2) times it */
+	double ai_noise = hist ? M_SQRT2 * 100 * noise->ai_cv : 0;
+	double g_noise = hist ? M_SQRT2 * 100 * noise->gflops_cv : 0;
 
 	memset(r, 0, sizeof(*r));
 	r->ai_change_pct = r->gflops_change_pct = r->roof_change_pct = NAN;

@@ -126,7 +126,9 @@ struct judge_point_result {
 
 /*
  * Classify `now` against `base` (either may be NULL: new, gone) with the
- * point's history noise (NULL or n < min_history: the floor alone).  In
+ * point's history noise (NULL or n < min_history: the floor alone); a
+ * change is the difference of two runs, so its noise is sqrt(2) times the
+ * kernel's own spread.  In
  * this order: moved left (AI fell beyond its threshold), roof changed
  * (FLOP/s fell beyond its threshold and the roof fell by more than the
  * floor), dropped, faster, unchanged.
