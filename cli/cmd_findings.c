@@ -3,7 +3,7 @@
  * probably why) and `roofline ack` (acknowledge, resolve or reopen them).
  *
  * Findings are written by the fleet and regressions plugins through the
- * daemon (sql/010_findings.sql, docs/findings.md); row-level security shows
+ * daemon (sql/011_findings.sql, docs/findings.md); row-level security shows
  * a user the findings of their own runs and the facility's, and lets them
  * change those of their own runs (staff: any they see).
  */

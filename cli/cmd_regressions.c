@@ -5,7 +5,7 @@
  * status gates a CI job: 0 nothing regressed, 1 something did.
  *
  * The inputs come from the SQL functions the daemon's history sets use
- * (sql/010_findings.sql: rl_baseline_run, rl_run_points, rl_kernel_noise),
+ * (sql/011_findings.sql: rl_baseline_run, rl_run_points, rl_kernel_noise),
  * paired here by one full join, so both judge the same figures.
  */
 #include <getopt.h>

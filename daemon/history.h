@@ -8,7 +8,7 @@
  * like every attempt file), and adds the input "history" to the step's
  * job_spec, so the plugin reads them with each_input() like a needed
  * step's records.  Every query keeps to what the run's owner may see: runs
- * of the same pipeline, owner and facility flag (sql/010_findings.sql).
+ * of the same pipeline, owner and facility flag (sql/011_findings.sql).
  *
  * The sets (docs/findings.md has the fields):
  *

@@ -1,7 +1,7 @@
 /*
  * notify.h - people told of each new finding, once.
  *
- * Every finding (sql/010_findings.sql) is born with notify_state 'pending'.
+ * Every finding (sql/011_findings.sql) is born with notify_state 'pending'.
  * In each full engine tick the daemon takes the pending ones due, logs a
  * line per finding (the daemon's log: syslog with `log: syslog`), and runs
  * the configured notify_command once per finding: `/bin/sh -c COMMAND` as

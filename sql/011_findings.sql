@@ -1,4 +1,4 @@
--- 010_findings.sql - what got worse, where, by how much, probably why
+-- 011_findings.sql - what got worse, where, by how much, probably why
 -- (docs/findings.md).
 --
 -- The `fleet` and `regressions` plugins emit `finding` records; a trigger
