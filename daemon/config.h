@@ -30,6 +30,16 @@ struct config {
 				* counted as failed (a step may set its own) */
 	enum rl_log_level log_level;
 	bool log_syslog;
+	/* History (daemon/history.c, sql/011_partitions.sql): months of
+	 * partitions kept ready ahead of the current one, and how many months
+	 * each history table keeps (0: forever); older monthly partitions are
+	 * rolled up, then dropped, or detached when retention_detach. */
+	long partitions_ahead;
+	long retain_step_records;
+	long retain_points;
+	long retain_kernel_profiles;
+	long retain_ceilings;
+	bool retention_detach;
 };
 
 /* Fill cfg with defaults (paths next to the running program).  Caller

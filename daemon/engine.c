@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "history.h"
 #include "log.h"
 #include "migrate.h"
 #include "util.h"
@@ -101,6 +102,10 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 	}
 	if (rc == 0 && migrate_apply(e->db, err) < 0)
 		rc = -EIO;
+	/* Not fatal: the migration made partitions ahead, and a failed pass is
+	 * logged and tried again within the hour. */
+	if (rc == 0)
+		history_tick(e->db, cfg, &e->history_due);
 	if (rc == 0)
 		rc = listen_for_runs(e, err);
 	if (rc < 0) {
@@ -187,8 +192,10 @@ int engine_tick(struct engine *e, bool children_only)
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
-	if (!children_only)
+	if (!children_only) {
 		schedule_fire_due(e);
+		history_tick(e->db, e->cfg, &e->history_due);
+	}
 	return db_ok(e->db) ? more : -EIO;
 }
 
