@@ -21,12 +21,15 @@
 #              GPUS GPUs (4 a node): per GPU and night 4 empirical ceilings,
 #              KERNELS kernel launches (kernel_profiles) and KERNELS x 3
 #              levels of roofline points, one step_records row per step;
-#              times the history queries of docs/sql.md (Q1-Q4, Q6), rolls
-#              every ended month up into the *_monthly aggregates (timed),
-#              and then applies a retention of KEEP_MONTHS months to the four
-#              tables: rl_history_retire(), the function the daemon's
-#              retention job calls, timed (with NIGHTS=1096 and KEEP_MONTHS=24
-#              that drops the oldest year).
+#              times the history queries of docs/sql.md (Q1-Q4, Q6; those
+#              that read a kernel's or a ceiling's whole history once, after a
+#              warm-up run: they take seconds here) and time-bounded forms of
+#              them (Q1t, Q1n, Q3s, Q4d); rolls the months the retention will
+#              drop up into the *_monthly aggregates (timed; the daemon does
+#              this for each month once it ended), then applies a retention of
+#              KEEP_MONTHS months to the four tables with rl_history_retire(),
+#              the function the daemon's retention job calls, timed (with
+#              NIGHTS=1096 and KEEP_MONTHS=24 that drops the oldest year).
 #
 # Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
 # one session after a warm-up run, execution and planning time apart.  All data is synthetic, made here
@@ -65,6 +68,8 @@ time_query() {
 		"$(sed -n 's/^Planning Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')"
 }
 report() { printf '  %-4s %6s rows  %s\n' "$1" "$(q -c "$2" | wc -l)" "$(time_query "$2")"; }
+# one run after the warm-up: for the queries that read a kernel's whole history
+report_once() { local repeats=1; report "$@"; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg); $(git rev-parse --short HEAD)"
 
@@ -184,26 +189,26 @@ SQL
 	echo "generated in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
 	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
 	local run k1="kernel_1(double *, long)"
-	run=$(q -c "select max(id) - 7 from runs")
+	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
 	echo "history queries (docs/sql.md), partitioned, $(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points:"
-	report Q1 "$(Q1_FOR "$k1")"
+	report_once Q1 "$(Q1_FOR "$k1")"
+	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
 	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and run_at > now() - interval '30 days' order by run_at"
-	report Q2 "$(Q2_FOR kernel_1)"
-	report Q3 "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id in (select max(id) from runs where state = 'succeeded' group by pipeline_name) and p.pct_of_roof < 10 order by p.pct_of_roof"
-	report Q3s "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select max(id) from runs where state = 'succeeded' and pipeline_name = 'nightly') and p.pct_of_roof < 10 order by p.pct_of_roof"
-	report Q4 "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
+	report_once Q2 "$(Q2_FOR kernel_1)"
+	report_once Q3 "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id in (select max(id) from runs where state = 'succeeded' group by pipeline_name) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report Q3s "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report_once Q4 "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
 	report Q4d "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' and measured_at > now() - interval '2 days' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' and h.measured_at > now() - interval '32 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
 	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
 
-	start=$(now_s)
-	echo "rollup of every ended month (the daily job does one month a month; here all at once):"
+	echo "rollup of the months the retention will drop (the daily job rolls each month up once it ended):"
 	for t in step_records points kernel_profiles ceilings; do
-		local t0
-		t0=$(now_s)
-		q -c "select count(*) || ' partitions, ' || sum(rows) || ' rows' from rl_history_rollup_due('$t')" |
-			sed "s/^/  $t: /; s/\$/ in $(since "$t0") s/"
+		q <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/  '"$t"': \1 ms/p'
+\\timing on
+select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))
+from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$keep_months months';
+SQL
 	done
-	echo "  all: $(since "$start") s"
 	local out
 	out=$(q <<SQL
 \\timing on
@@ -217,8 +222,7 @@ SQL
 	echo "retention to $keep_months months (drop; one statement, one transaction, four tables): $(head -1 <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms"
 	echo "left: $(q -c "select count(*) from history_partitions_attached") partitions; oldest point $(q -c "select min(at)::date from points"); monthly aggregates: $(q -c "select count(*) from points_monthly") points_monthly rows, $(q -c "select count(*) from ceilings_monthly") ceilings_monthly rows"
 	echo "after the retention:"
-	report Q1 "$(Q1_FOR "$k1")"
-	report Q2 "$(Q2_FOR kernel_1)"
+	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
 	unset PGDATABASE
 	drop_db hb_part
 }

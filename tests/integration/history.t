@@ -12,6 +12,20 @@ need_cluster
 . "$ROOT/tests/daemon_lib.sh"
 daemon_setup
 
+# -- the settings: months or forever, drop or detach -----------------------
+printf 'retain_points: 3 weeks\nretain_ceilings: 0\nretention: archive\npartitions_ahead: 0\nretain_step_records: forever\n' \
+	>"$TEST_TMP/bad.yaml"
+out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/bad.yaml" 2>&1)
+is "$?" 1 "--check-config refuses bad history settings"
+is "$(grep -o "^[^ ]*bad.yaml:[0-9]*:[0-9]*: bad value for '[a-z_]*'" <<<"$out" | sed 's/.*bad.yaml://')" \
+	"1:16: bad value for 'retain_points'
+2:18: bad value for 'retain_ceilings'
+3:12: bad value for 'retention'
+4:19: bad value for 'partitions_ahead'" "each bad value named with its line and column (forever is fine)"
+printf 'retain_points: 3 years\nretain_ceilings: forever\nretain_kernel_profiles: 13 months\nretain_step_records: 6\nretention: detach\npartitions_ahead: 12\n' \
+	>"$TEST_TMP/good.yaml"
+ok "and accepts good ones" "$BIN/rooflined" --check-config -c "$TEST_TMP/good.yaml"
+
 DB=rl_history_$$
 pgadmin() {
 	runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres \
