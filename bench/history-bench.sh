@@ -12,7 +12,7 @@
 # migrate      applies sql/001-009 (the unpartitioned layout), fills points
 #              with MIGRATE_ROWS synthetic aggregate points (2,000 nightly
 #              runs on 50 nodes, 1,667 kernels, 3 levels: issue 6's data),
-#              times Q1 and Q2 (below), then applies sql/011_partitions.sql
+#              times Q1 and Q2 (below), then applies sql/010_partitions.sql
 #              as the daemon does (one transaction), timed, checks that the
 #              row count and a checksum of points are unchanged, and times Q1
 #              and Q2 again on the partitioned table.
@@ -116,7 +116,7 @@ SQL
 	report Q2 "$(Q2_FOR kernel_42)"
 	before=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
 	start=$(now_s)
-	q -1 -f sql/011_partitions.sql >/dev/null
+	q -1 -f sql/010_partitions.sql >/dev/null
 	echo "migration 011 (one transaction, as the daemon applies it): $(since "$start") s"
 	after=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
 	echo "points before: $before; after: $after ($([[ $before == "$after" ]] && echo same || echo DIFFERENT))"

@@ -30,7 +30,7 @@ struct config {
 				* counted as failed (a step may set its own) */
 	enum rl_log_level log_level;
 	bool log_syslog;
-	/* History (daemon/history.c, sql/011_partitions.sql): months of
+	/* History (daemon/partitions.c, sql/010_partitions.sql): months of
 	 * partitions kept ready ahead of the current one, and how many months
 	 * each history table keeps (0: forever); older monthly partitions are
 	 * rolled up, then dropped, or detached when retention_detach. */

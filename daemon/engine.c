@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "history.h"
+#include "partitions.h"
 #include "log.h"
 #include "migrate.h"
 #include "util.h"
@@ -105,7 +105,7 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 	/* Not fatal: the migration made partitions ahead, and a failed pass is
 	 * logged and tried again within the hour. */
 	if (rc == 0)
-		history_tick(e->db, cfg, &e->history_due);
+		partitions_tick(e->db, cfg, &e->partitions_due);
 	if (rc == 0)
 		rc = listen_for_runs(e, err);
 	if (rc < 0) {
@@ -194,7 +194,7 @@ int engine_tick(struct engine *e, bool children_only)
 	runs_finish_done(e);
 	if (!children_only) {
 		schedule_fire_due(e);
-		history_tick(e->db, e->cfg, &e->history_due);
+		partitions_tick(e->db, e->cfg, &e->partitions_due);
 	}
 	return db_ok(e->db) ? more : -EIO;
 }

@@ -1,6 +1,6 @@
--- 011_partitions.sql - history that lasts: the four large history tables
+-- 010_partitions.sql - history that lasts: the four large history tables
 -- partitioned by month, monthly aggregates that outlive the raw rows, and
--- the functions the daemon's retention job (daemon/history.c) calls.
+-- the functions the daemon's retention job (daemon/partitions.c) calls.
 --
 -- Partition keys (one month per partition, bounds at 00:00 UTC on the 1st):
 --   step_records     at            (new: when the attempt was ingested)

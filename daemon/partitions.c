@@ -1,5 +1,5 @@
-/* history.c - see history.h. */
-#include "history.h"
+/* partitions.c - see partitions.h. */
+#include "partitions.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include "log.h"
 #include "util.h"
 
-#define HISTORY_EVERY_S (24 * 3600)
+#define PARTITIONS_EVERY_S (24 * 3600)
 #define HISTORY_RETRY_S 3600
 
 /* The partitioned tables and their retention settings. */
@@ -83,7 +83,7 @@ static int retire(struct db *db, const char *table, long months, bool detach)
 	return 0;
 }
 
-int history_maintain(struct db *db, const struct config *cfg)
+int partitions_maintain(struct db *db, const struct config *cfg)
 {
 	int rc = make_ahead(db, cfg->partitions_ahead);
 
@@ -99,12 +99,12 @@ int history_maintain(struct db *db, const struct config *cfg)
 	return rc;
 }
 
-void history_tick(struct db *db, const struct config *cfg, time_t *due)
+void partitions_tick(struct db *db, const struct config *cfg, time_t *due)
 {
 	time_t now = time(NULL);
 
 	if (*due > now)
 		return;
-	*due = now + (history_maintain(db, cfg) == 0 ? HISTORY_EVERY_S
+	*due = now + (partitions_maintain(db, cfg) == 0 ? PARTITIONS_EVERY_S
 						     : HISTORY_RETRY_S);
 }

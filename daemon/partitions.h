@@ -1,8 +1,8 @@
 /*
- * history.h - the history tables' monthly partitions and their retention.
+ * partitions.h - the history tables' monthly partitions and their retention.
  *
  * step_records, points, kernel_profiles and ceilings are partitioned by
- * month (sql/011_partitions.sql).  This module, on the daemon's behalf:
+ * month (sql/010_partitions.sql).  This module, on the daemon's behalf:
  *   - keeps the partitions of this month and the `partitions_ahead` months
  *     after it in place, so that an ingest always finds its partition;
  *   - for each table with a retention (config retain_<table>), rolls each
@@ -14,8 +14,8 @@
  * module calls them and logs one line per partition made, rolled up, and
  * dropped or detached.  It keeps no state but the time of its next pass.
  */
-#ifndef ROOFLINE_HISTORY_H
-#define ROOFLINE_HISTORY_H
+#ifndef ROOFLINE_PARTITIONS_H
+#define ROOFLINE_PARTITIONS_H
 
 #include <time.h>
 
@@ -24,10 +24,10 @@
 
 /* One pass: partitions ahead, then rollups and retention.  Borrows db and
  * cfg.  0, or -EIO when a step failed (logged; the others still ran). */
-int history_maintain(struct db *db, const struct config *cfg);
+int partitions_maintain(struct db *db, const struct config *cfg);
 
-/* history_maintain() when *due has come (0: at once), then sets *due to a
+/* partitions_maintain() when *due has come (0: at once), then sets *due to a
  * day later, or an hour later after a failure. */
-void history_tick(struct db *db, const struct config *cfg, time_t *due);
+void partitions_tick(struct db *db, const struct config *cfg, time_t *due);
 
 #endif
