@@ -1,37 +1,100 @@
 #!/bin/bash
-# bench/history-bench.sh - one kernel's history over 10,000,000 roofline
-# points, with and without the indexes (issue 6's history target: < 20 ms).
+# bench/history-bench.sh - the history tables over years: the history
+# queries' times, the retention's, and the migration to partitions.
 #
-# Usage: bench/history-bench.sh [ROWS=10000000] [REPEATS=7]
+# Usage: bench/history-bench.sh [migrate|partitioned|all]   (default all)
+#   environment: MIGRATE_ROWS=10000000  GPUS=500  NIGHTS=1096  KERNELS=4
+#                KEEP_MONTHS=24  REPEATS=7
 #
-# Starts a private cluster in var/bench-history, applies sql/*.sql, fills
-# the points table with ROWS synthetic aggregate points (2,000 nightly runs on
-# 50 nodes, 1,667 kernels, 3 levels; generated here by SQL), then times, by
-# EXPLAIN ANALYZE's execution time (median of REPEATS):
-#   Q1  a kernel's GFLOP/s over the last 30 nights on H100 nodes (docs/sql.md)
-#   Q2  `roofline history`'s own query (cli/cmd_history.c) for one kernel
-# first with the migrations' indexes, then with points_kernel_idx and
-# points_node_idx dropped.  Stops the cluster and removes its directory.
+# Starts a private cluster in var/bench-history (only its PostgreSQL is
+# used), and in a database per phase:
+#
+# migrate      applies sql/001-009 (the unpartitioned layout), fills points
+#              with MIGRATE_ROWS synthetic aggregate points (2,000 nightly
+#              runs on 50 nodes, 1,667 kernels, 3 levels: issue 6's data),
+#              times Q1 and Q2 (below), then applies sql/010_partitions.sql
+#              as the daemon does (one transaction), timed, checks that the
+#              row count and a checksum of points are unchanged, and times Q1
+#              and Q2 again on the partitioned table.
+# partitioned  applies sql/ (001-011), makes monthly partitions back NIGHTS
+#              nights, fills NIGHTS nights of synthetic nightly history for
+#              GPUS GPUs (4 a node): per GPU and night 4 empirical ceilings,
+#              KERNELS kernel launches (kernel_profiles) and KERNELS x 3
+#              levels of roofline points, one step_records row per step;
+#              times the history queries of docs/sql.md (Q1-Q4, Q6; those
+#              that read a kernel's or a ceiling's whole history once, after a
+#              warm-up run: they take seconds here) and time-bounded forms of
+#              them (Q1t, Q1n, Q3s, Q4d); rolls the months the retention will
+#              drop up into the *_monthly aggregates (timed; the daemon does
+#              this for each month once it ended), then applies a retention of
+#              KEEP_MONTHS months to the four tables with rl_history_retire(),
+#              the function the daemon's retention job calls, timed (with
+#              NIGHTS=1096 and KEEP_MONTHS=24 that drops the oldest year).
+#
+# Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
+# one session after a warm-up run, execution and planning time apart.  All data is synthetic, made here
+# by generate_series.  Stops the cluster and removes its directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-10000000} repeats=${2:-7}
+phase=${1:-all}
+[[ $phase =~ ^(migrate|partitioned|all)$ ]] || { echo "usage: $0 [migrate|partitioned|all]" >&2; exit 2; }
+migrate_rows=${MIGRATE_ROWS:-10000000} gpus=${GPUS:-500} nights=${NIGHTS:-1096}
+kernels=${KERNELS:-4} keep_months=${KEEP_MONTHS:-24} repeats=${REPEATS:-7}
 export ROOFLINE_VAR=$PWD/var/bench-history
 trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
 scripts/cluster start >/dev/null
 eval "$(scripts/cluster env)"
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
+pgadmin() {
+	runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -v ON_ERROR_STOP=1 "$@"
+}
+new_db() {
+	pgadmin -c "drop database if exists $1" -c "create database $1 owner rooflined" >/dev/null
+	export PGDATABASE=$1
+}
+drop_db() { pgadmin -c "drop database if exists $1 with (force)" >/dev/null; }
+now_s() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }'; }
 
-for f in sql/[0-9]*.sql; do q -f "$f" >/dev/null; done
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-start=$(date +%s)
-q <<SQL
+# median "execution planning" times (ms) of EXPLAIN ANALYZE over $repeats
+# runs in one session, after one run that warms the caches (data and the
+# session's catalog cache)
+time_query() {
+	local out
+	out=$(for ((i = 0; i <= repeats; i++)); do echo "explain (analyze, timing off) $1;"; done | q)
+	printf 'execution %s ms, planning %s ms' \
+		"$(sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')" \
+		"$(sed -n 's/^Planning Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')"
+}
+report() { printf '  %-4s %6s rows  %s\n' "$1" "$(q -c "$2" | wc -l)" "$(time_query "$2")"; }
+# one run after the warm-up: for the queries that read a kernel's whole history
+report_once() { local repeats=1; report "$@"; }
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg); $(git rev-parse --short HEAD)"
+
+Q2_FOR() { # `roofline history K`'s query (cli/cmd_history.c)
+	echo "select * from (select run_at, node, gflops, ai_l1, ai_l2, ai_dram, pct_of_roof, verdict, run_id from kernel_trend where (kernel = '$1' or (kernel >= '$1' || '(' and kernel < '$1' || ')') or (kernel >= '$1' || '<' and kernel < '$1' || '=')) order by run_at desc limit 1000) x order by run_at"
+}
+Q1_FOR() { # docs/sql.md: a kernel's GFLOP/s over the last 30 nights on H100 nodes
+	echo "select run_at::date as night, node, gflops from kernel_trend where kernel = '$1' and gpu_name like '%H100%' and run_at > now() - interval '30 days' order by run_at"
+}
+
+# ---- migrate ------------------------------------------------------------------
+migrate_phase() {
+	local start before after
+	echo "== migrate: an unpartitioned database (001-009) of $migrate_rows synthetic points, then 011"
+	new_db hb_migrate
+	for f in sql/00[1-9]_*.sql; do q -f "$f" >/dev/null; done
+	start=$(now_s)
+	q <<SQL
 set synchronous_commit = off;
 insert into runs (pipeline_name, owner, facility, yaml, state, trigger, ended_at)
 select 'nightly', 'rooflined', true, '', 'succeeded', 'schedule',
        date_trunc('day', now()) - (i / 50) * interval '1 day' + interval '2 hours'
 from generate_series(0, 1999) i;
-insert into steps (run_id, step_id, node, plugin, on_daemon, state)
-select id, 'roofline', 'node' || lpad((id % 50)::text, 2, '0'), 'hierarchical', true, 'succeeded'
+insert into steps (run_id, step_id, node, plugin, on_daemon, state, ended_at)
+select id, 'roofline', 'node' || lpad((id % 50)::text, 2, '0'), 'hierarchical', true, 'succeeded', ended_at
 from runs;
 insert into points (run_id, step, attempt, seq, node, kernel, invocation,
                     invocations, precision, level, ai, gflops, pct_of_roof,
@@ -42,27 +105,127 @@ select s.run_id, s.id, 1, g, s.node,
        1 + (g % 997) / 10.0, 100 + (g % 7919), 50, 'dram', 'bandwidth-bound',
        true, case when s.node < 'node40' then 'NVIDIA H100 80GB HBM3'
                   else 'NVIDIA A100-SXM4-80GB' end, r.ended_at
-from generate_series(0, $rows - 1) g
+from generate_series(0, $migrate_rows - 1) g
 join steps s on s.run_id = (g / 3) % 2000 + (select min(id) from runs)
 join runs r on r.id = s.run_id;
 analyze runs, steps, points;
 SQL
-echo "generated $(q -c 'select count(*) from points') points in $(( $(date +%s) - start )) s; table $(q -c "select pg_size_pretty(pg_total_relation_size('points'))")"
-
-Q1="select run_at::date, node, gflops from kernel_trend where kernel = 'kernel_42(double *, long)' and gpu_name like '%H100%' and run_at > now() - interval '30 days' order by run_at"
-Q2="select * from (select run_at, node, gflops, ai_l1, ai_l2, ai_dram, pct_of_roof, verdict, run_id from kernel_trend where (kernel = 'kernel_42' or (kernel >= 'kernel_42' || '(' and kernel < 'kernel_42' || ')') or (kernel >= 'kernel_42' || '<' and kernel < 'kernel_42' || '=')) order by run_at desc limit 1000) x order by run_at"
-
-# median execution time (ms) of EXPLAIN ANALYZE over $repeats runs
-time_query() {
-	local i t all=()
-	q -c "$1" >/dev/null # warm the cache
-	for ((i = 0; i < repeats; i++)); do
-		t=$(q -c "explain (analyze, timing off) $1" | sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p')
-		all+=("$t")
-	done
-	printf '%s\n' "${all[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }'
+	echo "generated $(q -c 'select count(*) from points') points in $(since "$start") s; table $(q -c "select pg_size_pretty(pg_total_relation_size('points'))")"
+	echo "unpartitioned (009):"
+	report Q1 "$(Q1_FOR 'kernel_42(double *, long)')"
+	report Q2 "$(Q2_FOR kernel_42)"
+	before=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
+	start=$(now_s)
+	q -1 -f sql/010_partitions.sql >/dev/null
+	echo "migration 011 (one transaction, as the daemon applies it): $(since "$start") s"
+	after=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
+	echo "points before: $before; after: $after ($([[ $before == "$after" ]] && echo same || echo DIFFERENT))"
+	echo "partitions of points: $(q -c "select count(*) from history_partitions_attached where tbl = 'points'")"
+	echo "partitioned (011):"
+	report Q1 "$(Q1_FOR 'kernel_42(double *, long)')"
+	report Q2 "$(Q2_FOR kernel_42)"
+	unset PGDATABASE
+	drop_db hb_migrate
 }
-echo "rows returned: Q1 $(q -c "$Q1" | wc -l), Q2 $(q -c "$Q2" | wc -l)"
-echo "with indexes:    Q1 $(time_query "$Q1") ms   Q2 $(time_query "$Q2") ms   (median of $repeats)"
-q -c "drop index points_kernel_idx; drop index points_node_idx;" >/dev/null
-echo "without indexes: Q1 $(time_query "$Q1") ms   Q2 $(time_query "$Q2") ms   (median of $repeats)"
+
+# ---- partitioned ----------------------------------------------------------------
+partitioned_phase() {
+	local nodes=$((gpus / 4)) start
+	echo "== partitioned: $nights nights of synthetic nightly history for $gpus GPUs ($nodes nodes x 4), $kernels kernels"
+	new_db hb_part
+	for f in sql/[0-9]*.sql; do q -1 -f "$f" >/dev/null; done
+	q -c "select count(rl_partition_create(t.name, m::date)) from history_tables t,
+	      generate_series(rl_month(now() - interval '$nights days')::timestamp, rl_month(now())::timestamp, interval '1 month') m" >/dev/null
+	start=$(now_s)
+	q <<SQL
+set synchronous_commit = off;
+-- one facility run a night, at 02:00, ended an hour later
+insert into runs (pipeline_name, owner, facility, yaml, state, trigger, submitted_at, started_at, ended_at)
+select 'nightly', 'rooflined', true, '', 'succeeded', 'schedule', t, t, t + interval '1 hour'
+from generate_series(0, $nights - 1) d,
+     lateral (select date_trunc('day', now()) - d * interval '1 day' + interval '2 hours'
+              - case when date_trunc('day', now()) + interval '3 hours' > now() then interval '1 day'
+                else interval '0' end as t) x;
+insert into steps (run_id, step_id, node, plugin, on_daemon, state, started_at, ended_at)
+select r.id, s, 'gpu' || lpad(n::text, 3, '0'), p, s = 'roofline', 'succeeded', r.started_at, r.ended_at
+from runs r, generate_series(1, $nodes) n,
+     (values ('ceilings', 'ert'), ('profile', 'ncu'), ('roofline', 'hierarchical')) v(s, p);
+insert into step_records (step, attempt, seq, run_id, kind, node, fields, at)
+select s.id, 1, 0, s.run_id, 'note', s.node, '{"synthetic": "bench/history-bench.sh"}', s.ended_at
+from steps s;
+insert into ceilings (run_id, step, attempt, seq, node, gpu_index, gpu_uuid, gpu_name,
+                      method, name, kind, value, unit, synthetic, measured_at)
+select s.run_id, s.id, 1, gi * 4 + c, s.node, gi, 'GPU-' || s.node || '-' || gi,
+       case when s.node <= 'gpu100' then 'NVIDIA H100 80GB HBM3' else 'NVIDIA A100-SXM4-80GB' end,
+       'empirical', (array['fp64_fma', 'hbm_triad', 'l2', 'l1'])[c + 1],
+       case when c = 0 then 'compute' else 'bandwidth' end,
+       (array[60e12, 3.0e12, 9e12, 25e12])[c + 1] * (1 + (hashint4((s.id * 16 + gi * 4 + c)::int) % 100) / 5000.0)
+         * case when c = 1 and gi = 0 and s.node <= 'gpu003' and s.ended_at > now() - interval '1 day'
+                then 0.9 else 1 end,
+       case when c = 0 then 'FLOP/s' else 'B/s' end, 'synthetic (bench/history-bench.sh)', s.ended_at
+from steps s, generate_series(0, 3) gi, generate_series(0, 3) c
+where s.step_id = 'ceilings';
+insert into kernel_profiles (run_id, step, attempt, seq, node, kernel, invocation, gpu_name,
+                             source, metrics, collected_at)
+select s.run_id, s.id, 1, gi * $kernels + k, s.node, 'kernel_' || k || '(double *, long)', gi,
+       case when s.node <= 'gpu100' then 'NVIDIA H100 80GB HBM3' else 'NVIDIA A100-SXM4-80GB' end,
+       'synthetic', jsonb_build_object('gpu__time_duration.sum', 1000 + k, 'dram__bytes.sum', 1e9 * (k + 1),
+                                       'gpu_uuid', 'GPU-' || s.node || '-' || gi), s.ended_at
+from steps s, generate_series(0, 3) gi, generate_series(0, $kernels - 1) k
+where s.step_id = 'profile';
+insert into points (run_id, step, attempt, seq, node, kernel, invocation, invocations,
+                    precision, level, ai, gflops, pct_of_roof, bound_level, pct_of_bound,
+                    verdict, is_primary, gpu_name, gpu_uuid, at)
+select s.run_id, s.id, 1, (gi * $kernels + k) * 3 + l, s.node, 'kernel_' || k || '(double *, long)',
+       'all', 1, 'fp64', (array['l1', 'l2', 'dram'])[l + 1], 0.5 * (k + 1) * (l + 1),
+       1000 * (k + 1) * (1 + (hashint4((s.id * 64 + gi * 16 + k)::int) % 100) / 2000.0),
+       5 + (k * 23 + gi * 7) % 90, 'dram', 5 + (k * 23 + gi * 7) % 90, 'bandwidth-bound', true,
+       case when s.node <= 'gpu100' then 'NVIDIA H100 80GB HBM3' else 'NVIDIA A100-SXM4-80GB' end,
+       'GPU-' || s.node || '-' || gi, s.ended_at
+from steps s, generate_series(0, 3) gi, generate_series(0, $kernels - 1) k, generate_series(0, 2) l
+where s.step_id = 'roofline';
+analyze runs, steps, step_records, points, ceilings, kernel_profiles;
+SQL
+	echo "generated in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
+	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
+	local run k1="kernel_1(double *, long)"
+	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
+	echo "history queries (docs/sql.md), partitioned, $(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points:"
+	report_once Q1 "$(Q1_FOR "$k1")"
+	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
+	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and run_at > now() - interval '30 days' order by run_at"
+	report_once Q2 "$(Q2_FOR kernel_1)"
+	report_once Q3 "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id in (select max(id) from runs where state = 'succeeded' group by pipeline_name) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report Q3s "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report_once Q4 "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
+	report Q4d "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' and measured_at > now() - interval '2 days' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' and h.measured_at > now() - interval '32 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
+	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
+
+	echo "rollup of the months the retention will drop (the daily job rolls each month up once it ended):"
+	for t in step_records points kernel_profiles ceilings; do
+		q <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/  '"$t"': \1 ms/p'
+\\timing on
+select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))
+from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$keep_months months';
+SQL
+	done
+	local out
+	out=$(q <<SQL
+\\timing on
+select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
+	select * from rl_history_retire('step_records', $keep_months, false)
+	union all select * from rl_history_retire('points', $keep_months, false)
+	union all select * from rl_history_retire('kernel_profiles', $keep_months, false)
+	union all select * from rl_history_retire('ceilings', $keep_months, false)) x;
+SQL
+)
+	echo "retention to $keep_months months (drop; one statement, one transaction, four tables): $(head -1 <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms"
+	echo "left: $(q -c "select count(*) from history_partitions_attached") partitions; oldest point $(q -c "select min(at)::date from points"); monthly aggregates: $(q -c "select count(*) from points_monthly") points_monthly rows, $(q -c "select count(*) from ceilings_monthly") ceilings_monthly rows"
+	echo "after the retention:"
+	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
+	unset PGDATABASE
+	drop_db hb_part
+}
+
+[[ $phase == partitioned ]] || migrate_phase
+[[ $phase == migrate ]] || partitioned_phase

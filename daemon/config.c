@@ -10,7 +10,10 @@
 #include "util.h"
 #include "yaml_tree.h"
 
-enum cfg_type { CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT };
+enum cfg_type {
+	CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT,
+	CFG_MONTHS, CFG_RETENTION
+};
 
 struct cfg_key {
 	const char *key;
@@ -20,6 +23,8 @@ struct cfg_key {
 };
 
 #define STR(f) CFG_STRING, offsetof(struct config, f)
+#define RETAIN(f) CFG_MONTHS, offsetof(struct config, f), \
+	"months kept, e.g. 36, '36 months', '3 years', or forever"
 static const struct cfg_key cfg_keys[] = {
 	{ "database", STR(database), "libpq connection string" },
 	{ "spool_dir", STR(spool_dir), "run directories" },
@@ -51,6 +56,14 @@ static const struct cfg_key cfg_keys[] = {
 	  "longest run of the notify command before it is killed" },
 	{ "notify_backoff", CFG_SECONDS, offsetof(struct config, notify_backoff_s),
 	  "wait before the notify command's next try; doubles each try" },
+	{ "partitions_ahead", CFG_COUNT, offsetof(struct config, partitions_ahead),
+	  "months of history partitions made ahead, 1 to 120" },
+	{ "retain_step_records", RETAIN(retain_step_records) },
+	{ "retain_points", RETAIN(retain_points) },
+	{ "retain_kernel_profiles", RETAIN(retain_kernel_profiles) },
+	{ "retain_ceilings", RETAIN(retain_ceilings) },
+	{ "retention", CFG_RETENTION, offsetof(struct config, retention_detach),
+	  "drop or detach: what happens to partitions past their retention" },
 };
 
 static char *beside_program(const char *rel, const char *fallback)
@@ -87,6 +100,8 @@ void config_defaults(struct config *cfg)
 	cfg->notify_tries = 3;
 	cfg->notify_timeout_s = 30;
 	cfg->notify_backoff_s = 60;
+	cfg->partitions_ahead = 3;
+	cfg->retention_detach = false; /* retain_*: 0, forever */
 }
 
 void config_release(struct config *cfg)
@@ -120,6 +135,33 @@ static int parse_ms(const char *text, long *ms)
 	return 0;
 }
 
+/* "forever" (0), or N months: "36", "36 months", "3 years" (N > 0). */
+static int parse_months(const char *text, long *months)
+{
+	char *end;
+	long v;
+
+	if (strcmp(text, "forever") == 0) {
+		*months = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || v <= 0 || v > 1200)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (*end == '\0' || strcmp(end, "month") == 0 || strcmp(end, "months") == 0) {
+		*months = v;
+		return 0;
+	}
+	if ((strcmp(end, "year") == 0 || strcmp(end, "years") == 0) && v <= 100) {
+		*months = v * 12;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static int set_key(struct config *cfg, const struct cfg_key *k,
 		   const char *text)
 {
@@ -138,17 +180,24 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 			return -EINVAL;
 		*(long *)field = v;
 		return 0;
-	case CFG_COUNT:
-		if (util_parse_long(text, &v) < 0 || v < 1 || v > 1000)
-			return -EINVAL;
-		*(long *)field = v;
-		return 0;
 	case CFG_LEVEL:
 		return log_level_parse(text, (enum rl_log_level *)field);
 	case CFG_LOG:
 		if (strcmp(text, "syslog") != 0 && strcmp(text, "stderr") != 0)
 			return -EINVAL;
 		*(bool *)field = text[1] == 'y';
+		return 0;
+	case CFG_COUNT:
+		if (util_parse_long(text, &v) < 0 || v < 1 || v > 120)
+			return -EINVAL;
+		*(long *)field = v;
+		return 0;
+	case CFG_MONTHS:
+		return parse_months(text, (long *)field);
+	case CFG_RETENTION:
+		if (strcmp(text, "drop") != 0 && strcmp(text, "detach") != 0)
+			return -EINVAL;
+		*(bool *)field = text[1] == 'e';
 		return 0;
 	}
 	return -EINVAL;

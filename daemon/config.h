@@ -32,9 +32,19 @@ struct config {
 	bool log_syslog;
 	char *notify_command;  /* sh -c text run per new finding; "" = none */
 	char *notify_user;     /* "" = facility_user */
-	long notify_tries;     /* attempts per finding (1-1000) */
+	long notify_tries;     /* attempts per finding (1-120) */
 	long notify_timeout_s; /* a try running longer is killed (failed) */
 	long notify_backoff_s; /* before the second try; doubles */
+	/* History (daemon/partitions.c, sql/010_partitions.sql): months of
+	 * partitions kept ready ahead of the current one, and how many months
+	 * each history table keeps (0: forever); older monthly partitions are
+	 * rolled up, then dropped, or detached when retention_detach. */
+	long partitions_ahead;
+	long retain_step_records;
+	long retain_points;
+	long retain_kernel_profiles;
+	long retain_ceilings;
+	bool retention_detach;
 };
 
 /* Fill cfg with defaults (paths next to the running program).  Caller

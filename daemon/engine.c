@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "partitions.h"
 #include "log.h"
 #include "migrate.h"
 #include "notify.h"
@@ -102,6 +103,10 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 	}
 	if (rc == 0 && migrate_apply(e->db, err) < 0)
 		rc = -EIO;
+	/* Not fatal: the migration made partitions ahead, and a failed pass is
+	 * logged and tried again within the hour. */
+	if (rc == 0)
+		partitions_tick(e->db, cfg, &e->partitions_due);
 	if (rc == 0)
 		rc = listen_for_runs(e, err);
 	if (rc == 0)
@@ -193,6 +198,7 @@ int engine_tick(struct engine *e, bool children_only)
 	if (!children_only) {
 		schedule_fire_due(e);
 		notify_pending(e);
+		partitions_tick(e->db, e->cfg, &e->partitions_due);
 	}
 	return db_ok(e->db) ? more : -EIO;
 }

@@ -15,7 +15,8 @@
  * Modules: engine.c (the tick, state changes, finishing steps), runs.c
  * (starting, cancelling and finishing runs), launch.c (Slurm jobs and daemon
  * children), ingest.c (records into PostgreSQL), schedule.c (facility
- * pipelines and cron).
+ * pipelines and cron); partitions.c (partitions and retention of the history
+ * tables) is called by the tick once a day.
  */
 #ifndef ROOFLINE_ENGINE_H
 #define ROOFLINE_ENGINE_H
@@ -39,6 +40,8 @@ struct engine {
 	bool lost_lock;           /* another daemon holds the database */
 	bool fan_in_dirty;        /* a step failed, was skipped or cancelled
 				   * since the last runs_resolve_fan_in() */
+	time_t partitions_due;       /* next partitions/retention pass (partitions.h);
+				   * 0: at the next tick */
 };
 
 /* The session advisory lock that makes one daemon per database
@@ -76,7 +79,8 @@ struct step_row {
 
 /* ---- engine.c ---- */
 
-/* Connect, take the one-daemon lock, apply migrations, listen for new runs.
+/* Connect, take the one-daemon lock, apply migrations, make the history
+ * partitions ahead and apply the retention (partitions.h), listen for new runs.
  * 0, -EEXIST (another daemon holds this database: err names it) or
  * -errno with err set. */
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);

@@ -219,6 +219,7 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
 	*cfg = fresh;
 	log_init("rooflined", cfg->log_level, cfg->log_syslog);
 	schedule_load_pipelines(e);
+	e->partitions_due = 0; /* the retention may have changed: apply it now */
 	log_info("configuration and pipelines reloaded");
 }
 

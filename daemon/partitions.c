@@ -1,0 +1,110 @@
+/* partitions.c - see partitions.h. */
+#include "partitions.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "log.h"
+#include "util.h"
+
+#define PARTITIONS_EVERY_S (24 * 3600)
+#define HISTORY_RETRY_S 3600
+
+/* The partitioned tables and their retention settings. */
+static const struct {
+	const char *table;
+	size_t retain; /* offset of a long in struct config: months, 0 forever */
+} tables[] = {
+	{ "step_records", offsetof(struct config, retain_step_records) },
+	{ "points", offsetof(struct config, retain_points) },
+	{ "kernel_profiles", offsetof(struct config, retain_kernel_profiles) },
+	{ "ceilings", offsetof(struct config, retain_ceilings) },
+};
+
+static int make_ahead(struct db *db, long months)
+{
+	char text[32];
+	const char *params[] = { text };
+	struct db_result *r;
+
+	snprintf(text, sizeof(text), "%ld", months);
+	r = db_query(db, "select p from rl_partitions_ahead($1) p", 1, params);
+	if (!r) {
+		log_error("history: cannot make the partitions ahead: %s",
+			  db_error(db));
+		return -EIO;
+	}
+	for (int i = 0; i < db_rows(r); i++)
+		log_info("history: created partition %s", db_value(r, i, 0));
+	db_result_free(r);
+	return 0;
+}
+
+static int roll_up(struct db *db, const char *table)
+{
+	const char *params[] = { table };
+	struct db_result *r;
+
+	r = db_query(db, "select partition, month, rows"
+			 " from rl_history_rollup_due($1)", 1, params);
+	if (!r) {
+		log_error("history: cannot roll up %s: %s", table, db_error(db));
+		return -EIO;
+	}
+	for (int i = 0; i < db_rows(r); i++)
+		log_info("history: rolled up partition %s (month %s, %s rows) into "
+			 "%s_monthly; it takes no new rows", db_value(r, i, 0),
+			 db_value(r, i, 1), db_value(r, i, 2), table);
+	db_result_free(r);
+	return 0;
+}
+
+static int retire(struct db *db, const char *table, long months, bool detach)
+{
+	char text[32];
+	const char *params[] = { table, text, detach ? "true" : "false" };
+	struct db_result *r;
+
+	snprintf(text, sizeof(text), "%ld", months);
+	r = db_query(db, "select partition, month, rows, action"
+			 " from rl_history_retire($1, $2, $3)", 3, params);
+	if (!r) {
+		log_error("history: cannot apply the retention of %s: %s", table,
+			  db_error(db));
+		return -EIO;
+	}
+	for (int i = 0; i < db_rows(r); i++)
+		log_info("history: %s partition %s (month %s, %s rows; %s keeps %ld "
+			 "months; its aggregates stay in %s_monthly)",
+			 db_value(r, i, 3), db_value(r, i, 0), db_value(r, i, 1),
+			 db_value(r, i, 2), table, months, table);
+	db_result_free(r);
+	return 0;
+}
+
+int partitions_maintain(struct db *db, const struct config *cfg)
+{
+	int rc = make_ahead(db, cfg->partitions_ahead);
+
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		long months = *(const long *)((const char *)cfg + tables[i].retain);
+
+		if (months <= 0)
+			continue;
+		if (roll_up(db, tables[i].table) < 0 ||
+		    retire(db, tables[i].table, months, cfg->retention_detach) < 0)
+			rc = -EIO;
+	}
+	return rc;
+}
+
+void partitions_tick(struct db *db, const struct config *cfg, time_t *due)
+{
+	time_t now = time(NULL);
+
+	if (*due > now)
+		return;
+	*due = now + (partitions_maintain(db, cfg) == 0 ? PARTITIONS_EVERY_S
+						     : HISTORY_RETRY_S);
+}
