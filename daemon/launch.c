@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "log.h"
 #include "records.h"
+#include "run_info.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -225,6 +226,11 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	each_option_record(s, "option", read_option_record, &spec);
 	if (add_inputs(e, s, &spec) < 0) {
 		strbuf_addf(err, "cannot read the step's inputs: %s", db_error(e->db));
+		rc = -EIO;
+		goto out;
+	}
+	if (s->on_daemon && run_info_add(e->db, s->run_id, &spec) < 0) {
+		strbuf_addf(err, "cannot read the run's records: %s", db_error(e->db));
 		rc = -EIO;
 		goto out;
 	}
