@@ -2,7 +2,7 @@
  * roofline open RUN - where a run's HTML report is: its path in the spool
  * and a file:// URL, or, with a site base URL (--url or $ROOFLINE_WEB_URL),
  * the report's address on the facility site (daemon/site.h names the
- * layout: runs/N/report.html for facility runs, users/OWNER/runs/N/ for
+ * layout: runs/run-N.html for facility runs, users/OWNER/run-N.html for
  * users').
  */
 #include <getopt.h>
@@ -76,8 +76,8 @@ int cmd_open(int argc, char **argv)
 	r = db_query(db,
 		"select r.spool_dir || '/' || s.step_id || case when s.node = '' then ''"
 		" else '@' || s.node end || '/attempt-' || x.attempt || '/' ||"
-		" (x.fields->>'file'), case when r.facility then '' else 'users/' ||"
-		" r.owner || '/' end || 'runs/' || r.id || '/' || (x.fields->>'file')"
+		" (x.fields->>'file'), case when r.facility then 'runs/' else 'users/' ||"
+		" r.owner || '/' end || 'run-' || r.id || '.html'"
 		" from runs r join step_records x on x.run_id = r.id and x.kind = 'report'"
 		" join steps s on s.id = x.step where r.id = $1::bigint"
 		" order by x.step desc, x.attempt desc limit 1", 1, params);
