@@ -122,13 +122,54 @@ static void take_point(struct rp_model *m, const char *step,
 	k->has_ai[lv] = true;
 }
 
+/* What a roof without role/precision/level fields is, by its name (as the
+ * gnuplot plugin reads them): fp64_fma -> fp64 peak, fp64_add -> fp64
+ * no_fma, tc_fp16 -> tc_fp16 peak, l1/shared -> l1, l2, hbm_ and dram ->
+ * dram. */
+static void roof_by_name(struct rp_roof *r)
+{
+	const char *u = strchr(r->name, '_');
+	size_t n = strlen(r->name);
+
+	if (!r->level && (strcmp(r->name, "l1") == 0 || strcmp(r->name, "shared") == 0))
+		r->level = xstrdup("l1");
+	else if (!r->level && strcmp(r->name, "l2") == 0)
+		r->level = xstrdup("l2");
+	else if (!r->level && (strncmp(r->name, "hbm", 3) == 0 || strncmp(r->name, "dram", 4) == 0))
+		r->level = xstrdup("dram");
+	if (r->level) {
+		if (!r->kind)
+			r->kind = xstrdup("bandwidth");
+		return;
+	}
+	if (!r->kind)
+		r->kind = xstrdup("compute");
+	if (strncmp(r->name, "tc_", 3) == 0) {
+		if (!r->precision)
+			r->precision = xstrdup(r->name);
+		if (!r->role)
+			r->role = xstrdup("peak");
+		return;
+	}
+	if (!r->precision && u)
+		r->precision = xstrndup(r->name, (size_t)(u - r->name));
+	if (!r->role && n > 4)
+		r->role = xstrdup(strcmp(r->name + n - 4, "_fma") == 0 ? "peak"
+				  : strcmp(r->name + n - 4, "_add") == 0 ? "no_fma" : "other");
+}
+
 static void take_roof(struct rp_model *m, const struct rl_field *f)
 {
+	const char *unit = rl_field_get(f, "unit");
 	struct rp_roof *r;
 	double v = num(f, "value", 0);
 
 	if (v <= 0 || !rl_field_get(f, "name"))
 		return;
+	/* base units (FLOP/s, B/s, OP/s) to the page's giga units */
+	if (unit && (strcmp(unit, "FLOP/s") == 0 || strcmp(unit, "B/s") == 0 ||
+		     strcmp(unit, "OP/s") == 0))
+		v /= 1e9;
 	GROW(m->roofs, m->nroofs, m->aroofs);
 	r = &m->roofs[m->nroofs++];
 	r->name = xstrdup(rl_field_get(f, "name"));
@@ -139,6 +180,7 @@ static void take_roof(struct rp_model *m, const struct rl_field *f)
 	r->method = dup0(rl_field_get(f, "method"));
 	r->gpu_uuid = dup0(rl_field_get(f, "gpu_uuid"));
 	r->value = v;
+	roof_by_name(r);
 }
 
 /* "ceilings@rl-node2" -> "rl-node2"; NULL without '@'. */

@@ -14,8 +14,12 @@ const char *const rp_colours[RP_N_COLOURS] = {
 
 enum { ML = 72, MR = 24, MT = 20, MB = 56 }; /* margins */
 
+#define MAX_LABELS 32
+
 struct frame {
 	double x0, x1, y0, y1; /* log10 of the axis ranges */
+	double label_y[MAX_LABELS]; /* ceiling labels placed so far */
+	int nlabels;
 	int w, h;               /* the plot area */
 	const char *gpu;        /* roofs of this GPU */
 	double pmax, bwmax;     /* highest ceiling and bandwidth drawn */
@@ -41,7 +45,7 @@ static bool same(const char *a, const char *b)
 static bool drawn(const struct rp_model *m, const struct frame *f,
 		  const struct rp_roof *r)
 {
-	if (!same(r->gpu_uuid, f->gpu))
+	if (r->gpu_uuid && !same(r->gpu_uuid, f->gpu))
 		return false;
 	if (same(r->kind, "bandwidth"))
 		return r->level != NULL;
@@ -172,11 +176,31 @@ static void bandwidth_roof(struct strbuf *sb, const struct frame *f,
 	strbuf_addstr(sb, "</text>\n");
 }
 
-static void compute_roof(struct strbuf *sb, const struct frame *f,
+/* A free baseline for a ceiling's label: above its line, else below it;
+ * 0 when both would overlap a label placed before (the ceilings table
+ * still has the value). */
+static double label_place(struct frame *f, double y)
+{
+	const double cand[2] = { y - 4, y + 13 };
+
+	for (int c = 0; c < 2; c++) {
+		bool free_ = true;
+
+		for (int i = 0; i < f->nlabels && free_; i++)
+			free_ = fabs(f->label_y[i] - cand[c]) >= 13;
+		if (free_ && f->nlabels < MAX_LABELS) {
+			f->label_y[f->nlabels++] = cand[c];
+			return cand[c];
+		}
+	}
+	return 0;
+}
+
+static void compute_roof(struct strbuf *sb, struct frame *f,
 			 const struct rp_roof *r)
 {
 	double xa = f->bwmax > 0 ? r->value / f->bwmax : pow(10, f->x0);
-	double ax, y;
+	double ax, y, ly;
 
 	if (xa < pow(10, f->x0))
 		xa = pow(10, f->x0);
@@ -184,8 +208,11 @@ static void compute_roof(struct strbuf *sb, const struct frame *f,
 	y = py(f, r->value);
 	strbuf_addf(sb, "<line class=\"roof %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n",
 		    same(r->role, "peak") ? "peak" : "nofma", ax, y, ML + f->w, y);
+	ly = label_place(f, y);
+	if (ly == 0)
+		return;
 	strbuf_addf(sb, "<text class=\"rooflabel\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">",
-		    ML + f->w - 4, y - 4);
+		    ML + f->w - 4, ly);
 	rp_esc(sb, r->precision);
 	strbuf_addstr(sb, same(r->role, "peak") ? " peak " : same(r->role, "no_fma") ? " no-FMA " : " ");
 	rp_giga(sb, r->value, "FLOP/s");
@@ -265,6 +292,7 @@ static void legend(struct strbuf *sb)
 void rp_svg_chart(struct strbuf *sb, const struct rp_model *m, int width,
 		  int height)
 {
+	bool level_done[RP_LEVELS] = { false };
 	struct frame f;
 
 	frame_init(&f, m, width, height);
@@ -278,9 +306,14 @@ void rp_svg_chart(struct strbuf *sb, const struct rp_model *m, int width,
 
 		if (!drawn(m, &f, r))
 			continue;
-		if (same(r->kind, "bandwidth"))
-			bandwidth_roof(sb, &f, r);
-		else
+		if (same(r->kind, "bandwidth")) {
+			/* one roof per level: the first (l1 before shared) */
+			int l = same(r->level, "l1") ? RP_L1 : same(r->level, "l2") ? RP_L2 : RP_DRAM;
+
+			if (!level_done[l])
+				bandwidth_roof(sb, &f, r);
+			level_done[l] = true;
+		} else
 			compute_roof(sb, &f, r);
 	}
 	for (size_t i = 0; i < m->nk; i++)
