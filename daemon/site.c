@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "html.h"
@@ -163,6 +164,9 @@ static int facility_runs(struct site *s, const struct db_result *r, int i,
 	if (dir < 0)
 		fail(s, dir, "directory", "runs");
 	strbuf_addstr(index, run_head);
+	if (i >= db_rows(r) || strcmp(db_value(r, i, R_FAC), "t") != 0)
+		strbuf_addstr(index, "<tr><td colspan=\"5\" class=\"note\">no facility run has "
+			      "ended yet</td></tr>\n");
 	for (; i < db_rows(r) && strcmp(db_value(r, i, R_FAC), "t") == 0; i++) {
 		bool rep = dir >= 0 && pw &&
 			   copy_report(s, dir, db_value(r, i, R_ID), db_value(r, i, R_REPORT),
@@ -281,6 +285,9 @@ static void build_fleet(struct site *s, struct strbuf *index)
 	for (size_t k = 0; k < ARRAY_SIZE(head); k++)
 		strbuf_addf(&sb, "<th>%s</th>", head[k]);
 	strbuf_addstr(&sb, "</tr></thead>\n<tbody>\n");
+	if (!db_rows(r))
+		strbuf_addf(&sb, "<tr><td colspan=\"%zu\" class=\"note\">no ceilings measured "
+			    "yet</td></tr>\n", ARRAY_SIZE(head));
 	for (int i = 0; i < db_rows(r); i++) {
 		strbuf_addstr(&sb, "<tr>");
 		for (int k = 0; k < db_columns(r); k++)
@@ -399,7 +406,7 @@ static void (*const builders[])(struct site *, struct strbuf *) = {
 
 int site_rebuild(const struct config *cfg, struct db *db)
 {
-	struct site s = { .cfg = cfg, .db = db,
+	struct site s = { .cfg = cfg, .db = db, .root_fd = -1,
 			  .pub = { 0, 0, 0755, 0644 } };
 	struct strbuf index = STRBUF_INIT;
 	struct group *gr;
@@ -416,10 +423,15 @@ int site_rebuild(const struct config *cfg, struct db *db)
 	}
 	s.pub.uid = geteuid();
 	s.pub.gid = getegid();
+	/* the daemon's umask is 077: the root is made, then opened up */
 	if (util_mkdir_p(cfg->web_root, 0755) < 0 ||
-	    (s.root_fd = open(cfg->web_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		log_warn("site: cannot open web_root '%s': %s", cfg->web_root, strerror(errno));
-		return -errno ? -errno : -EIO;
+	    (s.root_fd = open(cfg->web_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fchmod(s.root_fd, 0755) < 0) {
+		rc = -errno ? -errno : -EIO;
+		log_warn("site: cannot open web_root '%s': %s", cfg->web_root, strerror(-rc));
+		if (s.root_fd >= 0)
+			close(s.root_fd);
+		return rc;
 	}
 	strbuf_init(&index);
 	page_begin(&index, "Roofline runs", "");
