@@ -1,10 +1,9 @@
 /*
  * rp_text.h - text for the report: HTML escaping and numbers.
  *
- * Every piece of record text that reaches the page goes through rp_esc (in
- * element content and in double-quoted attribute values alike), so a kernel
- * name such as `f<a&"b">` stays text.  Invalid UTF-8 and control characters
- * become U+FFFD and spaces, which a validator would otherwise reject.
+ * Every piece of record text that reaches the page goes through rp_esc
+ * (common/html.c's rule, in element content and in double-quoted attribute
+ * values alike), so a kernel name such as `f<a&"b">` stays text.
  */
 #ifndef ROOFLINE_RP_TEXT_H
 #define ROOFLINE_RP_TEXT_H
@@ -21,7 +20,7 @@ void rp_esc(struct strbuf *sb, const char *s);
 void rp_esc_short(struct strbuf *sb, const char *s, size_t max);
 
 /* v with 4 significant digits and no exponent for 0.001 <= |v| < 1e7
- * ("15948", "0.01562", "719.4"); "" for v < 0 when neg_empty. */
+ * ("15948", "0.01562", "719.4"), else "%.3e"; "n/a" when not finite. */
 void rp_num(struct strbuf *sb, double v);
 
 /* An axis tick 10^e: "0.01", "1", "100", "10k", "1M". */
