@@ -15,7 +15,8 @@
 #                fields are left as copied).  Only its size means anything.
 #
 # Target (issue 14): the report of a 500-kernel run under 1 s.  Prints min /
-# median / max of REPEATS runs in milliseconds.
+# median / max of REPEATS runs in milliseconds: wall time, and CPU time (user
+# + sys of roofline-job), which a loaded machine disturbs less.
 #
 # Usage: bench/report-bench.sh [REPEATS=20]   (builds VARIANT=release)
 set -euo pipefail
@@ -63,22 +64,20 @@ prof=$(step_dir profile $F/ncu/plugin-kernel_abc.records.tsv)
 abc=$(step_dir roofline $F/render/hierarchical-kernel_abc.records.tsv)
 many=$(step_dir roofline500 "$tmp/500.tsv")
 
-now_ns() { date +%s%N; }
-
-time_it() { # time_it NAME CMD...: REPEATS runs, min / median / max in ms
-	local name=$1 t0 t1 i
+time_it() { # time_it NAME CMD...: REPEATS runs; wall and CPU (user + sys) ms
+	local name=$1 i t
 	shift
-	local -a ms=()
+	local -a wall=() cpu=()
 	for ((i = 0; i < REPEATS; i++)); do
-		t0=$(now_ns)
-		"$@" >/dev/null 2>&1 || { echo "report-bench: $name failed: $*" >&2; exit 1; }
-		t1=$(now_ns)
-		ms+=($(((t1 - t0) / 1000000)))
+		t=$( { TIMEFORMAT='%3R %3U %3S'; time "$@" >/dev/null 2>&1 || echo FAIL; } 2>&1)
+		[[ $t != *FAIL* ]] || { echo "report-bench: $name failed: $*" >&2; exit 1; }
+		read -r r u s <<<"$t"
+		wall+=("$(awk -v r="$r" 'BEGIN { printf "%d", r * 1000 }')")
+		cpu+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%d", (u + s) * 1000 }')")
 	done
-	printf '%s\n' "${ms[@]}" | sort -n | awk -v name="$name" -v n="$REPEATS" '
-		{ v[NR] = $1 }
-		END { printf "%-12s min %5d ms   median %5d ms   max %5d ms   (%d runs)\n",
-		      name, v[1], v[int((n + 1) / 2)], v[n], n }'
+	stats() { sort -n | awk -v n="$REPEATS" '{ v[NR] = $1 } END { printf "min %5d  median %5d  max %5d ms", v[1], v[int((n + 1) / 2)], v[n] }'; }
+	printf '%-12s wall %s   cpu %s   (%d runs)\n' "$name" \
+		"$(printf '%s\n' "${wall[@]}" | stats)" "$(printf '%s\n' "${cpu[@]}" | stats)" "$REPEATS"
 }
 
 report() { # report OUT ROOFLINE_DIR
@@ -88,7 +87,7 @@ report() { # report OUT ROOFLINE_DIR
 }
 
 report "$tmp/check" "$many" >/dev/null 2>&1
-echo "report-bench: $(nproc) CPUs, $(uname -m); 500-kernel input: $(grep -c '^point' "$tmp/500.tsv") point records," \
+echo "report-bench: $(nproc) CPUs, $(uname -m), load average $(cut -d' ' -f1-3 /proc/loadavg); 500-kernel input: $(grep -c '^point' "$tmp/500.tsv") point records," \
 	"$(grep -o 'kernels=[0-9]*' "$tmp/check/records.tsv"), page $(stat -c %s "$tmp/check/report.html") bytes"
 time_it "kernel_abc" report "$tmp/o1" "$abc"
 time_it "500 kernels" report "$tmp/o2" "$many"
