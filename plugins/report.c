@@ -131,9 +131,13 @@ static void make_links(struct links *l, struct rl_ctx *ctx, const struct gather 
 		add_link(l, ctx, text, rl_input_path(ctx, g->steps[i], "ncu.csv"));
 		free(text);
 	}
-	if (g->m.collect_file && !strchr(g->m.collect_file, '/')) {
-		char *path = xasprintf("%s/inputs/%s", ctx->run_dir, g->m.collect_file);
-		char *text = xasprintf("raw Nsight Compute CSV (%s, imported)", g->m.collect_file);
+	/* ncu-import's `file`: relative to the run directory ("inputs/x.csv"),
+	 * or a bare name in its inputs/ */
+	if (g->m.collect_file && util_path_is_contained(g->m.collect_file)) {
+		const char *f = g->m.collect_file;
+		char *path = strchr(f, '/') ? xasprintf("%s/%s", ctx->run_dir, f)
+					    : xasprintf("%s/inputs/%s", ctx->run_dir, f);
+		char *text = xasprintf("raw Nsight Compute CSV (%s, imported)", f);
 
 		if (access(path, R_OK) == 0)
 			add_link(l, ctx, text, path);

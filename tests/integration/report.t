@@ -55,6 +55,15 @@ is "$?:$(cat "$TEST_TMP/tidy.out")" "0:" "tidy finds neither errors nor warnings
 unlike "$(grep -Eo '(src|href)="[a-z]+://[^"]*"|@import|url\(' "$TEST_TMP/report.html")" "." \
 	"nothing is fetched: no absolute URL in src/href, no @import or url()"
 
+links=$(sed -n '/<section id="files">/,/<\/section>/p' "$page" | grep -o 'href="[^"]*"' | sed 's/^href="//; s/"$//')
+like "$links" "^\.\./\.\./inputs/kernel_abc\.raw\.csv$" "the page links the raw CSV the run imported"
+is "$(grep -c 'records\.tsv$' <<<"$links")" 4 "and the records of the four steps it needs"
+unread=""
+for l in $links; do
+	as alice test -r "$(dirname "$page")/$l" || unread+=" $l"
+done
+is "$unread" "" "every link leads to a file alice can read"
+
 # ---- in a real browser ------------------------------------------------------------
 chrome() {
 	env -u DBUS_SESSION_BUS_ADDRESS chromium --headless --no-sandbox --disable-gpu --no-first-run \
