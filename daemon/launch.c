@@ -229,7 +229,7 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
-	if (s->on_daemon && run_info_add(e->db, s->run_id, &spec) < 0) {
+	if (s->on_daemon && run_info_add(e->db, s->run_id, s->id, &spec) < 0) {
 		strbuf_addf(err, "cannot read the run's records: %s", db_error(e->db));
 		rc = -EIO;
 		goto out;

@@ -57,15 +57,17 @@ static void needs_array(const struct job_spec *spec, struct strbuf *sb)
 	strbuf_addch(sb, '}');
 }
 
-int run_info_add(struct db *db, long run_id, struct job_spec *spec)
+int run_info_add(struct db *db, long run_id, long step_id,
+		 struct job_spec *spec)
 {
-	char id[32];
+	char id[32], step[32];
 	struct strbuf needs = STRBUF_INIT;
 	const char *p1[] = { id };
-	const char *p2[2];
+	const char *p2[2], *p3[] = { step };
 	int rc;
 
 	snprintf(id, sizeof(id), "%ld", run_id);
+	snprintf(step, sizeof(step), "%ld", step_id);
 	strbuf_init(&needs);
 	needs_array(spec, &needs);
 	p2[0] = id;
@@ -84,7 +86,8 @@ int run_info_add(struct db *db, long run_id, struct job_spec *spec)
 			" coalesce(started_at::text, '') as started_at,"
 			" coalesce(ended_at::text, '') as ended_at,"
 			" coalesce(error, '') as error"
-			" from steps where run_id = $1 order by id", 1, p1);
+			" from steps where id = any((select needs from steps"
+			"  where id = $1::bigint)::bigint[]) order by id", 1, p3);
 	/* the previous succeeded run of the same pipeline and owner, and the
 	 * attempt directories of the instances this step needs there */
 	if (rc == 0)

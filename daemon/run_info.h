@@ -7,7 +7,8 @@
  *             spool_dir  (times as PostgreSQL's timestamptz text)
  *   run_step  step node plugin on (daemon|slurm) state attempt slurm_job
  *             exec_node started_at ended_at error, one per step instance
- *             of the run, in creation order
+ *             this step needs, in creation order (not every step of the
+ *             run: a 1,000-step chain stays linear)
  *   baseline  run step dir submitted_at: the previous succeeded run of the
  *             same pipeline and owner, and the attempt directory there of
  *             each step this step needs that succeeded in it (same step id)
@@ -23,10 +24,11 @@
 #include "job_host.h"
 
 /*
- * Add the run-info records of run `run_id` to spec, whose inputs (the
- * instances the step needs) are already set.  0 or -EIO (db_error says
- * why).
+ * Add the run-info records of run `run_id` to spec, the params of step
+ * instance `step_id` (steps.id), whose inputs (the instances the step
+ * needs) are already set.  0 or -EIO (db_error says why).
  */
-int run_info_add(struct db *db, long run_id, struct job_spec *spec);
+int run_info_add(struct db *db, long run_id, long step_id,
+		 struct job_spec *spec);
 
 #endif

@@ -138,7 +138,8 @@ struct rl_host {
 	 * Appended (hosts older than it lack it: call rl_each_run_info, which
 	 * checks size).  Call fn once per record of `kind` (NULL: every kind)
 	 * that the daemon wrote about the run this step belongs to: one `run`
-	 * record, one `run_step` record per step instance, and `baseline`
+	 * record, one `run_step` record per step instance this step needs, and
+	 * `baseline`
 	 * records (docs/report.md lists their fields).  Only `on: daemon` steps
 	 * get them; for others there are none.  Returns 0, fn's nonzero value,
 	 * or -errno.

@@ -310,7 +310,7 @@ static void cell(struct strbuf *sb, const char *s)
 
 static void steps(struct strbuf *sb, const struct rp_model *m)
 {
-	strbuf_addstr(sb, "<section id=\"steps\">\n<h2>Steps of the run</h2>\n");
+	strbuf_addstr(sb, "<section id=\"steps\">\n<h2>The steps it reports on</h2>\n");
 	if (!m->nsteps) {
 		strbuf_addstr(sb, "<p class=\"note\">The daemon gave no run records (a report "
 			      "made outside rooflined).</p>\n</section>\n");
