@@ -51,7 +51,7 @@ NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=c
 # common/: libc-only helpers shared by every program (job side included).
 COMMON_SRC := common/log.c common/records.c common/strbuf.c common/util.c \
               common/plugin_loader.c common/options.c common/job_host.c \
-              common/paths.c
+              common/paths.c common/html.c
 # Modules that wrap one external library each.
 YAML_SRC   := common/yaml_tree.c
 DB_SRC     := daemon/db.c
@@ -60,7 +60,8 @@ SLURM_SRC  := daemon/slurm.c
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
               daemon/schedule.c daemon/migrate.c daemon/history.c \
-              daemon/notify.c daemon/partitions.c
+              daemon/notify.c daemon/partitions.c daemon/run_info.c \
+              daemon/site.c daemon/site_files.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.

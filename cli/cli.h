@@ -24,6 +24,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_findings(int argc, char **argv);
 int cmd_ack(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
+int cmd_open(int argc, char **argv);
 
 /* True when argv holds -h or --help before any "--"; prints nothing. */
 int cli_wants_help(int argc, char **argv);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "cancel", cmd_cancel, "cancel a run and its Slurm jobs" },
 	{ "show", cmd_show, "print a run's roofline table and results" },
 	{ "plot", cmd_plot, "draw a run's roofline chart (with --baseline runs)" },
+	{ "open", cmd_open, "print where a run's HTML report is (path, URL)" },
 	{ "history", cmd_history, "one kernel's performance over time" },
 	{ "plugins", cmd_plugins, "list installed plugins and their options" },
 	{ "findings", cmd_findings, "GPUs and kernels that got worse, and why" },

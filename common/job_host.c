@@ -17,6 +17,7 @@
 void job_spec_init(struct job_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
+	strbuf_init(&spec->run_info);
 }
 
 static void pairs_free(struct job_pair *v, size_t n)
@@ -37,6 +38,7 @@ void job_spec_release(struct job_spec *spec)
 	pairs_free(spec->opts, spec->n_opts);
 	pairs_free(spec->inputs, spec->n_inputs);
 	pairs_free(spec->missing, spec->n_missing);
+	strbuf_release(&spec->run_info);
 	job_spec_init(spec);
 }
 
@@ -73,6 +75,20 @@ void job_spec_add_missing(struct job_spec *spec, const char *step,
 	pairs_add(&spec->missing, &spec->n_missing, step, why);
 }
 
+bool job_spec_is_run_info(const char *kind)
+{
+	return strcmp(kind, "run") == 0 || strcmp(kind, "run_step") == 0 ||
+	       strcmp(kind, "baseline") == 0;
+}
+
+int job_spec_add_run_info(struct job_spec *spec, const char *kind,
+			  const struct rl_field *fields)
+{
+	if (!job_spec_is_run_info(kind))
+		return -EINVAL;
+	return records_format(&spec->run_info, kind, fields);
+}
+
 void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 {
 	char run[32], attempt[32];
@@ -96,6 +112,7 @@ void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 		records_format(out, "missing", (const struct rl_field[]){
 			{ "step", spec->missing[i].a }, { "why", spec->missing[i].b },
 			{ NULL, NULL } });
+	strbuf_add(out, spec->run_info.buf, spec->run_info.len);
 }
 
 static int load_record(void *arg, const char *kind, const struct rl_field *f)
@@ -137,6 +154,8 @@ static int load_record(void *arg, const char *kind, const struct rl_field *f)
 			return -EINVAL;
 		job_spec_add_missing(spec, a, b);
 	}
+	if (job_spec_is_run_info(kind))
+		return job_spec_add_run_info(spec, kind, f);
 	return 0;
 }
 
@@ -275,12 +294,32 @@ static const char *host_input_path(struct rl_ctx *ctx, const char *step,
 	return NULL;
 }
 
+static int host_each_run_info(struct rl_ctx *ctx, const char *kind,
+			      int (*fn)(void *, const char *, const char *,
+					const struct rl_field *),
+			      void *arg)
+{
+	struct host_state *hs = ctx->host_data;
+	struct each_input_arg a = { hs->spec->step_id, fn, arg };
+	char *copy;
+	int rc;
+
+	if (!hs->spec->run_info.len)
+		return 0;
+	copy = xstrdup(hs->spec->run_info.buf);
+	rc = records_each_in(copy, JOB_PARAMS_FILE, kind, each_input_record,
+			     &a, NULL);
+	free(copy);
+	return rc;
+}
+
 static const struct rl_host job_host_api = {
 	.size = sizeof(struct rl_host),
 	.log = host_log,
 	.emit = host_emit,
 	.each_input = host_each_input,
 	.input_path = host_input_path,
+	.each_run_info = host_each_run_info,
 };
 
 const char *job_result_name(enum rl_result r)

@@ -18,6 +18,7 @@
 #ifndef ROOFLINE_JOB_HOST_H
 #define ROOFLINE_JOB_HOST_H
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "rooflined_plugin.h"
@@ -47,7 +48,14 @@ struct job_spec {
 				   * not succeed -> why; the step runs over the
 				   * others (a fan-in after `nodes: each`) */
 	size_t n_missing;
+	struct strbuf run_info; /* the daemon's `run`, `run_step` and `baseline`
+				 * records about the run (RUN_INFO_KINDS), as
+				 * params.tsv lines, served to the plugin by
+				 * each_run_info; empty for Slurm steps */
 };
+
+/* The kinds of run-info record params.tsv may carry. */
+bool job_spec_is_run_info(const char *kind);
 
 void job_spec_init(struct job_spec *spec);
 void job_spec_release(struct job_spec *spec);
@@ -60,6 +68,10 @@ void job_spec_add_input(struct job_spec *spec, const char *step,
 
 void job_spec_add_missing(struct job_spec *spec, const char *step,
 			  const char *why);
+/* Append a run-info record (kind: see job_spec_is_run_info).  0 or -EINVAL
+ * when the kind is not one or the record cannot be written. */
+int job_spec_add_run_info(struct job_spec *spec, const char *kind,
+			  const struct rl_field *fields);
 /* Serialise spec as params.tsv records into out. */
 void job_spec_format(const struct job_spec *spec, struct strbuf *out);
 

@@ -34,6 +34,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ "facility_user", STR(facility_user), "user facility runs run as" },
 	{ "pidfile", STR(pidfile), "pid file" },
 	{ "slurm_conf", STR(slurm_conf), "slurm.conf" },
+	{ "web_root", STR(web_root), "the facility site's directory (\"\": none)" },
+	{ "web_group", STR(web_group), "group a web server reads users' site pages as" },
 	{ "poll_interval", CFG_MS, offsetof(struct config, poll_interval_ms),
 	  "engine tick, e.g. 2s or 500ms" },
 	{ "retry_backoff", CFG_SECONDS, offsetof(struct config, retry_backoff_s),
@@ -89,6 +91,8 @@ void config_defaults(struct config *cfg)
 	cfg->facility_user = xstrdup("nobody");
 	cfg->pidfile = xstrdup("");
 	cfg->slurm_conf = xstrdup("");
+	cfg->web_root = xstrdup("");
+	cfg->web_group = xstrdup("");
 	cfg->poll_interval_ms = 2000;
 	cfg->retry_backoff_s = 30;
 	cfg->kill_grace_s = 10;

@@ -22,6 +22,9 @@ struct config {
 	char *facility_user;   /* OS user facility pipelines run as */
 	char *pidfile;         /* "" = none */
 	char *slurm_conf;      /* "" = SLURM_CONF or Slurm's default */
+	char *web_root;        /* the facility site (daemon/site.h); "" = none */
+	char *web_group;       /* group a web server reads users' pages as;
+				* "" = only each user (and root) */
 	long poll_interval_ms; /* engine tick */
 	long retry_backoff_s;  /* first retry delay; doubles each attempt */
 	long kill_grace_s;     /* polite signal at a step's timeout, SIGKILL

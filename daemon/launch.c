@@ -30,6 +30,7 @@
 #include "history.h"
 #include "log.h"
 #include "records.h"
+#include "run_info.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -232,6 +233,11 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	rc = history_prepare(e, s, dir, uid, gid, &spec, err);
 	if (rc < 0)
 		goto out;
+	if (s->on_daemon && run_info_add(e->db, s->run_id, s->id, &spec) < 0) {
+		strbuf_addf(err, "cannot read the run's records: %s", db_error(e->db));
+		rc = -EIO;
+		goto out;
+	}
 	job_spec_format(&spec, &params);
 	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
 	rc = util_write_file_replace(path, params.buf, params.len, 0600);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "site.h"
 #include "log.h"
 #include "pipeline.h"
 #include "records.h"
@@ -522,6 +523,9 @@ void runs_finish_done(struct engine *e)
 	for (int i = 0; r && i < db_rows(r); i++)
 		log_info("run %ld %s%s%s", db_long(r, i, 0), db_value(r, i, 1),
 			 db_value(r, i, 2)[0] ? ": " : "", db_value(r, i, 2));
+	/* the facility site shows ended runs: rebuild it when some ended */
+	if (r && db_rows(r))
+		site_rebuild(e->cfg, e->db);
 	db_result_free(r);
 }
 

@@ -29,6 +29,7 @@
 #ifndef ROOFLINED_PLUGIN_H
 #define ROOFLINED_PLUGIN_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -133,6 +134,21 @@ struct rl_host {
 	 */
 	const char *(*input_path)(struct rl_ctx *ctx, const char *step,
 				  const char *name);
+	/*
+	 * Appended (hosts older than it lack it: call rl_each_run_info, which
+	 * checks size).  Call fn once per record of `kind` (NULL: every kind)
+	 * that the daemon wrote about the run this step belongs to: one `run`
+	 * record, one `run_step` record per step instance this step needs, and
+	 * `baseline`
+	 * records (docs/report.md lists their fields).  Only `on: daemon` steps
+	 * get them; for others there are none.  Returns 0, fn's nonzero value,
+	 * or -errno.
+	 */
+	int (*each_run_info)(struct rl_ctx *ctx, const char *kind,
+			     int (*fn)(void *arg, const char *step,
+				       const char *kind,
+				       const struct rl_field *fields),
+			     void *arg);
 };
 
 /*
@@ -217,6 +233,21 @@ static inline const char *rl_input_path(struct rl_ctx *ctx, const char *step,
 					const char *name)
 {
 	return ctx->host->input_path(ctx, step, name);
+}
+
+/* The run's own records (struct rl_host, each_run_info); -ENOSYS when the
+ * host predates them. */
+static inline int rl_each_run_info(struct rl_ctx *ctx, const char *kind,
+				   int (*fn)(void *arg, const char *step,
+					     const char *kind,
+					     const struct rl_field *fields),
+				   void *arg)
+{
+	if (ctx->host->size < offsetof(struct rl_host, each_run_info) +
+				      sizeof(ctx->host->each_run_info) ||
+	    !ctx->host->each_run_info)
+		return -ENOSYS;
+	return ctx->host->each_run_info(ctx, kind, fn, arg);
 }
 
 /* Look a field up by key in a record; NULL when absent. */

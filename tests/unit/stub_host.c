@@ -70,6 +70,19 @@ static int host_each_input(struct rl_ctx *ctx, const char *kind,
 	return 0;
 }
 
+static int host_each_run_info(struct rl_ctx *ctx, const char *kind,
+			      int (*fn)(void *, const char *, const char *,
+					const struct rl_field *),
+			      void *arg)
+{
+	struct stub_host *h = ctx->host_data;
+	struct serve s = { ctx->step_id, fn, arg };
+
+	if (!h->run_info)
+		return 0;
+	return records_each(h->run_info, kind, serve_one, &s, NULL);
+}
+
 static const char *host_input_path(struct rl_ctx *ctx, const char *step,
 				   const char *name)
 {
@@ -91,6 +104,7 @@ static const struct rl_host stub_host_api = {
 	.emit = host_emit,
 	.each_input = host_each_input,
 	.input_path = host_input_path,
+	.each_run_info = host_each_run_info,
 };
 
 void stub_host_init(struct stub_host *h, const char *run_dir,

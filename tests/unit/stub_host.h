@@ -12,6 +12,8 @@
  *              the order added, each under its step name; kind filtering and
  *              the early stop on a nonzero callback value as the real host
  *              (common/job_host.c); a syntax error is logged as level 0
+ *   each_run_info serves the records file at `run_info` (NULL: none), under
+ *              the ctx's step id, as the daemon's run records
  *   input_path a file registered with stub_host_add_file for that step, or
  *              "records.tsv": the records file served for that step; NULL
  *              when there is none or it cannot be read
@@ -58,6 +60,7 @@ struct stub_host {
 	size_t n_in;
 	struct stub_file files[STUB_HOST_MAX_FILES];
 	size_t n_files;
+	const char *run_info;    /* records file for each_run_info, borrowed */
 	/*
 	 * Called with each record before it is kept (NULL: none); a nonzero
 	 * value is what emit returns, and the record is not kept.

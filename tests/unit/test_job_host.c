@@ -149,11 +149,58 @@ static void failures_leave_an_exit_record_and_no_records(void **state)
 	free(plugins);
 }
 
+/* Run-info records travel through params.tsv: written by
+ * job_spec_format, read back by job_spec_load; other kinds are refused. */
+static int collect(void *arg, const char *kind, const struct rl_field *f)
+{
+	strbuf_addf(arg, "%s %s;", kind, rl_field_get(f, "step") ? rl_field_get(f, "step")
+								: rl_field_get(f, "pipeline"));
+	return 0;
+}
+
+static void run_info_round_trip(void **state)
+{
+	struct job_spec spec, back;
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT, got = STRBUF_INIT;
+	char *dir, *path;
+
+	(void)state;
+	dir = make_spec(&spec, "runinfo");
+	job_spec_add_input(&spec, "roofline", "/tmp/x");
+	assert_int_equal(job_spec_add_run_info(&spec, "run", (const struct rl_field[]){
+		{ "id", "7" }, { "pipeline", "p<1>\tq" }, { NULL, NULL } }), 0);
+	assert_int_equal(job_spec_add_run_info(&spec, "run_step", (const struct rl_field[]){
+		{ "step", "profile" }, { "slurm_job", "103" }, { NULL, NULL } }), 0);
+	assert_int_equal(job_spec_add_run_info(&spec, "option", (const struct rl_field[]){
+		{ "key", "k" }, { "value", "v" }, { NULL, NULL } }), -EINVAL);
+	strbuf_init(&text);
+	job_spec_format(&spec, &text);
+	path = xasprintf("%s/params.tsv", dir);
+	assert_int_equal(util_write_file_atomic(path, text.buf, text.len, 0600), 0);
+	job_spec_init(&back);
+	strbuf_init(&err);
+	assert_int_equal(job_spec_load(&back, path, &err), 0);
+	assert_int_equal(back.n_inputs, 1);
+	assert_int_equal(back.n_opts, 0);
+	strbuf_init(&got);
+	assert_int_equal(records_each_in(back.run_info.buf, "params", NULL, collect, &got, NULL), 0);
+	assert_string_equal(got.buf, "run p<1>\tq;run_step profile;");
+	unlink(path);
+	free(path);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	strbuf_release(&got);
+	job_spec_release(&back);
+	job_spec_release(&spec);
+	cleanup(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ok_attempt_writes_records_then_exit),
 		cmocka_unit_test(failures_leave_an_exit_record_and_no_records),
+		cmocka_unit_test(run_info_round_trip),
 	};
 	log_init("test_job_host", RL_LOG_ERROR, false);
 	return cmocka_run_group_tests_name("job_host", tests, NULL, NULL);

@@ -1,0 +1,447 @@
+/* site.c - see site.h. */
+#include "site.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "html.h"
+#include "log.h"
+#include "site_files.h"
+#include "strbuf.h"
+#include "util.h"
+
+#define REPORT_MAX (64u << 20) /* a report bigger than this is not copied */
+#define RUNS_PER_GROUP 10      /* runs listed per pipeline (and owner) */
+#define TREND_ROWS 60          /* nights per reference kernel */
+
+struct site {
+	const struct config *cfg;
+	struct db *db;
+	int root_fd;
+	struct site_owner pub;   /* root's pages: 0755 / 0644 */
+	gid_t web_gid;
+	bool have_web_gid;
+	int rc;                  /* first failure */
+};
+
+static void fail(struct site *s, int rc, const char *what, const char *name)
+{
+	log_warn("site: cannot write %s%s%s: %s", what, name ? " " : "",
+		    name ? name : "", strerror(-rc));
+	if (!s->rc)
+		s->rc = rc;
+}
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;max-width:1100px;"
+	"margin:0 auto;padding:0 16px 40px;color:#1a1a1a}h1{font-size:22px}"
+	"h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:26px}"
+	"table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;"
+	"border-bottom:1px solid #e3e3e3;text-align:left}th{background:#f3f3f3}"
+	"td.n{text-align:right}nav a{margin-right:14px}.note{color:#555}"
+	".name{font-family:'DejaVu Sans Mono',monospace}";
+
+/* The top of a page; root: the relative path back to the site's root. */
+static void page_begin(struct strbuf *sb, const char *title, const char *root)
+{
+	strbuf_addstr(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+	html_escape(sb, title);
+	strbuf_addf(sb, "</title>\n<style>%s</style>\n</head>\n<body>\n<nav>"
+		    "<a href=\"%sindex.html\">Site index</a><a href=\"%sfleet.html\">Fleet</a>"
+		    "</nav>\n<h1>", css, root, root);
+	html_escape(sb, title);
+	strbuf_addstr(sb, "</h1>\n");
+}
+
+static void page_end(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "</body>\n</html>\n");
+}
+
+static void cell(struct strbuf *sb, const char *v, bool num)
+{
+	strbuf_addstr(sb, num ? "<td class=\"n\">" : "<td>");
+	html_escape(sb, v);
+	strbuf_addstr(sb, "</td>");
+}
+
+/* An OS user name usable as a directory name. */
+static bool plain_name(const char *s)
+{
+	if (!*s || *s == '.' || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *s))
+			return false;
+	return true;
+}
+
+/* ---- runs: the index's pipelines, the users' pages, the reports ---------- */
+
+enum { R_ID, R_PIPE, R_OWNER, R_FAC, R_STATE, R_WHEN, R_REPORT };
+
+static struct db_result *query_runs(struct site *s)
+{
+	char n[16];
+	const char *params[] = { n };
+
+	snprintf(n, sizeof(n), "%d", RUNS_PER_GROUP);
+	return db_query(s->db,
+		"select r.id, r.pipeline_name, r.owner, r.facility, r.state,"
+		" to_char(coalesce(r.ended_at, r.submitted_at), 'YYYY-MM-DD HH24:MI'),"
+		" coalesce(rep.path, '') from (select *, row_number() over (partition by"
+		"  facility, case when facility then '' else owner end, pipeline_name"
+		"  order by id desc) as rk from runs where state in ('succeeded', 'failed',"
+		"  'cancelled') and spool_dir is not null) r"
+		" left join lateral (select r.spool_dir || '/' || st.step_id || case when"
+		"  st.node = '' then '' else '@' || st.node end || '/attempt-' || x.attempt"
+		"  || '/' || (x.fields->>'file') as path from step_records x join steps st"
+		"  on st.id = x.step where x.run_id = r.id and x.kind = 'report'"
+		"  order by x.step desc, x.attempt desc limit 1) rep on true"
+		" where r.rk <= $1::int"
+		" order by r.facility desc, r.owner, r.pipeline_name, r.id desc", 1, params);
+}
+
+/* Copy a run's report from the spool into dir_fd as run-N.html, unless it
+ * is there; true when the copy is there afterwards. */
+static bool copy_report(struct site *s, int dir_fd, const char *id,
+			const char *path, uid_t from_uid, const struct site_owner *o)
+{
+	char name[64], *data = NULL;
+	size_t len;
+	int rc;
+
+	snprintf(name, sizeof(name), "run-%s.html", id);
+	if (!*path)
+		return false;
+	if (site_file_exists(dir_fd, name))
+		return true;
+	rc = site_file_read_owned(path, from_uid, REPORT_MAX, &data, &len);
+	if (rc == 0)
+		rc = site_file_write(dir_fd, name, data, len, o);
+	free(data);
+	if (rc < 0)
+		fail(s, rc, "the report of run", id);
+	return rc == 0;
+}
+
+/* A run's row; dir: the reports' directory relative to the page. */
+static void run_row(struct strbuf *sb, const struct db_result *r, int i,
+		    bool report, const char *dir)
+{
+	strbuf_addstr(sb, "<tr>");
+	if (report)
+		strbuf_addf(sb, "<td class=\"n\"><a href=\"%srun-%s.html\">%s</a></td>",
+			    dir, db_value(r, i, R_ID), db_value(r, i, R_ID));
+	else
+		cell(sb, db_value(r, i, R_ID), true);
+	cell(sb, db_value(r, i, R_PIPE), false);
+	cell(sb, db_value(r, i, R_STATE), false);
+	cell(sb, db_value(r, i, R_WHEN), false);
+	strbuf_addstr(sb, report ? "<td>report</td></tr>\n" : "<td class=\"note\">no report</td></tr>\n");
+}
+
+static const char run_head[] =
+	"<table><thead><tr><th>Run</th><th>Pipeline</th><th>State</th><th>Ended</th>"
+	"<th></th></tr></thead>\n<tbody>\n";
+
+/* The facility's rows [i, end): runs/run-N.html, listed in the index. */
+static int facility_runs(struct site *s, const struct db_result *r, int i,
+			 struct strbuf *index)
+{
+	struct passwd *pw = getpwnam(s->cfg->facility_user);
+	int dir = site_dir_open(s->root_fd, "runs", &s->pub);
+
+	strbuf_addstr(index, "<section id=\"pipelines\">\n<h2>Facility runs, per pipeline</h2>\n");
+	if (dir < 0)
+		fail(s, dir, "directory", "runs");
+	strbuf_addstr(index, run_head);
+	if (i >= db_rows(r) || strcmp(db_value(r, i, R_FAC), "t") != 0)
+		strbuf_addstr(index, "<tr><td colspan=\"5\" class=\"note\">no facility run has "
+			      "ended yet</td></tr>\n");
+	for (; i < db_rows(r) && strcmp(db_value(r, i, R_FAC), "t") == 0; i++) {
+		bool rep = dir >= 0 && pw &&
+			   copy_report(s, dir, db_value(r, i, R_ID), db_value(r, i, R_REPORT),
+				       pw->pw_uid, &s->pub);
+
+		run_row(index, r, i, rep, "runs/");
+	}
+	strbuf_addstr(index, "</tbody></table>\n</section>\n");
+	if (dir >= 0)
+		close(dir);
+	return i;
+}
+
+/* One user's rows [i, end): users/NAME/ with their reports and index. */
+static int user_runs(struct site *s, const struct db_result *r, int i,
+		     int users_fd, struct strbuf *index)
+{
+	const char *owner = db_value(r, i, R_OWNER);
+	struct passwd *pw = getpwnam(owner);
+	struct site_owner o;
+	struct strbuf sb = STRBUF_INIT;
+	int start = i, dir = -EPERM, rc;
+	char *title;
+
+	while (i < db_rows(r) && strcmp(db_value(r, i, R_OWNER), owner) == 0)
+		i++;
+	if (!pw || !plain_name(owner) || pw->pw_uid == 0 || users_fd < 0)
+		return i;
+	o = (struct site_owner){ pw->pw_uid, s->have_web_gid ? s->web_gid : pw->pw_gid,
+				 s->have_web_gid ? 0750 : 0700, s->have_web_gid ? 0640 : 0600 };
+	dir = site_dir_open(users_fd, owner, &o);
+	if (dir < 0) {
+		fail(s, dir, "the directory of user", owner);
+		return i;
+	}
+	strbuf_init(&sb);
+	title = xasprintf("Runs of %s", owner);
+	page_begin(&sb, title, "../../");
+	strbuf_addstr(&sb, "<section id=\"runs\">\n");
+	strbuf_addstr(&sb, run_head);
+	for (int k = start; k < i; k++)
+		run_row(&sb, r, k, copy_report(s, dir, db_value(r, k, R_ID),
+					       db_value(r, k, R_REPORT), pw->pw_uid, &o), "");
+	strbuf_addstr(&sb, "</tbody></table>\n</section>\n");
+	page_end(&sb);
+	rc = site_file_write(dir, "index.html", sb.buf, sb.len, &o);
+	if (rc < 0)
+		fail(s, rc, "the index of user", owner);
+	strbuf_addstr(index, "<li><a href=\"users/");
+	html_escape(index, owner);
+	strbuf_addstr(index, "/index.html\">");
+	html_escape(index, owner);
+	strbuf_addf(index, "</a> (%d runs listed)</li>\n", i - start);
+	free(title);
+	strbuf_release(&sb);
+	close(dir);
+	return i;
+}
+
+static void build_runs(struct site *s, struct strbuf *index)
+{
+	struct db_result *r = query_runs(s);
+	int i = 0, users;
+
+	if (!r) {
+		log_warn("site: cannot read the runs: %s", db_error(s->db));
+		s->rc = s->rc ? s->rc : -EIO;
+		return;
+	}
+	i = facility_runs(s, r, 0, index);
+	users = site_dir_open(s->root_fd, "users", &s->pub);
+	if (users < 0)
+		fail(s, users, "directory", "users");
+	strbuf_addstr(index, "<section id=\"users\">\n<h2>Users</h2>\n<p class=\"note\">Each "
+		      "user's page and reports are readable by that user (and, served "
+		      "through the web server, by staff): docs/report.md.</p>\n<ul>\n");
+	while (i < db_rows(r))
+		i = user_runs(s, r, i, users, index);
+	strbuf_addstr(index, "</ul>\n</section>\n");
+	if (users >= 0)
+		close(users);
+	db_result_free(r);
+}
+
+/* ---- the fleet tonight ------------------------------------------------------ */
+
+static void build_fleet(struct site *s, struct strbuf *index)
+{
+	static const char *const head[] = { "Pipeline", "Run", "Measured", "Node", "GPU",
+		"Index", "GPU UUID", "FP64 FMA GFLOP/s", "spec", "SM MHz", "HBM triad GB/s",
+		"spec", "L2 GB/s", "L1 GB/s", "Synthetic" };
+	struct db_result *r = db_query(s->db,
+		"select pipeline_name, run_id, to_char(measured_at, 'YYYY-MM-DD HH24:MI'),"
+		" node, coalesce(gpu_name, ''), gpu_index, coalesce(gpu_uuid, ''),"
+		" coalesce(round(fp64_fma / 1e9)::text, ''), coalesce(round(fp64_fma_spec / 1e9)::text, ''),"
+		" coalesce(fp64_sm_clock_mhz::text, ''), coalesce(round(hbm_triad / 1e9)::text, ''),"
+		" coalesce(round(hbm_spec / 1e9)::text, ''), coalesce(round(l2 / 1e9)::text, ''),"
+		" coalesce(round(l1 / 1e9)::text, ''), case when synthetic then 'yes' ||"
+		" coalesce(' (' || perturbed || ')', '') else '' end"
+		" from fleet_ceilings where run_id = any(array(select max(c.run_id) from"
+		"  ceilings c join runs r on r.id = c.run_id group by r.pipeline_name))"
+		" order by pipeline_name, node, gpu_index", 0, NULL);
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	if (!r) {
+		log_warn("site: cannot read the fleet's ceilings: %s", db_error(s->db));
+		s->rc = s->rc ? s->rc : -EIO;
+		return;
+	}
+	strbuf_init(&sb);
+	page_begin(&sb, "The fleet tonight", "");
+	strbuf_addstr(&sb, "<p class=\"note\">Each GPU's headline ceilings from the latest run "
+		      "of each pipeline that measured ceilings (view fleet_ceilings), measured "
+		      "beside theoretical (spec).</p>\n<table id=\"fleet\"><thead><tr>");
+	for (size_t k = 0; k < ARRAY_SIZE(head); k++)
+		strbuf_addf(&sb, "<th>%s</th>", head[k]);
+	strbuf_addstr(&sb, "</tr></thead>\n<tbody>\n");
+	if (!db_rows(r))
+		strbuf_addf(&sb, "<tr><td colspan=\"%zu\" class=\"note\">no ceilings measured "
+			    "yet</td></tr>\n", ARRAY_SIZE(head));
+	for (int i = 0; i < db_rows(r); i++) {
+		strbuf_addstr(&sb, "<tr>");
+		for (int k = 0; k < db_columns(r); k++)
+			cell(&sb, db_value(r, i, k), k == 1 || (k >= 5 && k <= 13 && k != 6));
+		strbuf_addstr(&sb, "</tr>\n");
+	}
+	strbuf_addstr(&sb, "</tbody></table>\n");
+	page_end(&sb);
+	rc = site_file_write(s->root_fd, "fleet.html", sb.buf, sb.len, &s->pub);
+	if (rc < 0)
+		fail(s, rc, "fleet.html", NULL);
+	strbuf_addf(index, "<section id=\"fleet\">\n<h2>The fleet tonight</h2>\n<p><a "
+		    "href=\"fleet.html\">Ceilings per GPU</a>: %d GPUs.</p>\n</section>\n",
+		    db_rows(r));
+	strbuf_release(&sb);
+	db_result_free(r);
+}
+
+/* ---- reference kernels: every kernel of a facility run ------------------------ */
+
+/* FNV-1a of the kernel's name: a stable file name for any name. */
+static void kernel_file(char *out, size_t n, const char *kernel)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (const unsigned char *p = (const unsigned char *)kernel; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	snprintf(out, n, "K%016llx.html", (unsigned long long)h);
+}
+
+enum { K_KERNEL, K_WHEN, K_NODE, K_GPU, K_GFLOPS, K_AI1, K_AI2, K_AID, K_PCT, K_VERDICT, K_RUN };
+
+static void kernel_page(struct site *s, int dir, const struct db_result *r,
+			int from, int to, struct strbuf *index)
+{
+	static const char *const head[] = { "When", "Node", "GPU", "GFLOP/s", "AI L1",
+					    "AI L2", "AI DRAM", "% of roof", "Verdict", "Run" };
+	const char *kernel = db_value(r, from, K_KERNEL);
+	struct strbuf sb = STRBUF_INIT;
+	char file[64];
+	int rc;
+
+	kernel_file(file, sizeof(file), kernel);
+	strbuf_init(&sb);
+	page_begin(&sb, kernel, "../");
+	strbuf_addstr(&sb, "<table id=\"history\"><thead><tr>");
+	for (size_t k = 0; k < ARRAY_SIZE(head); k++)
+		strbuf_addf(&sb, "<th>%s</th>", head[k]);
+	strbuf_addstr(&sb, "</tr></thead>\n<tbody>\n");
+	for (int i = from; i < to; i++) {
+		strbuf_addstr(&sb, "<tr>");
+		for (int k = K_WHEN; k <= K_RUN; k++)
+			cell(&sb, db_value(r, i, k), k >= K_GFLOPS && k != K_VERDICT);
+		strbuf_addstr(&sb, "</tr>\n");
+	}
+	strbuf_addstr(&sb, "</tbody></table>\n");
+	page_end(&sb);
+	rc = site_file_write(dir, file, sb.buf, sb.len, &s->pub);
+	if (rc < 0)
+		fail(s, rc, "the history of", kernel);
+	strbuf_addf(index, "<li><a href=\"kernels/%s\" class=\"name\">", file);
+	html_escape(index, kernel);
+	strbuf_addf(index, "</a> (%d runs)</li>\n", to - from);
+	strbuf_release(&sb);
+}
+
+static void build_kernels(struct site *s, struct strbuf *index)
+{
+	char n[16];
+	const char *params[] = { n };
+	struct db_result *r;
+	int dir, from = 0;
+
+	snprintf(n, sizeof(n), "%d", TREND_ROWS);
+	r = db_query(s->db,
+		"select kernel, to_char(run_at, 'YYYY-MM-DD HH24:MI'), node,"
+		" coalesce(gpu_name, ''), round(gflops::numeric, 1),"
+		" coalesce(round(ai_l1::numeric, 4)::text, ''), coalesce(round(ai_l2::numeric, 4)::text, ''),"
+		" coalesce(round(ai_dram::numeric, 4)::text, ''),"
+		" coalesce(round(pct_of_roof::numeric, 1)::text, ''), coalesce(verdict, ''), run_id"
+		" from (select t.*, row_number() over (partition by t.kernel order by"
+		"  t.run_at desc) as rk from kernel_trend t join runs r on r.id = t.run_id"
+		"  where r.facility) x where rk <= $1::int order by kernel, run_at", 1, params);
+	strbuf_addstr(index, "<section id=\"kernels\">\n<h2>Reference kernels</h2>\n"
+		      "<p class=\"note\">Every kernel of a facility run: its history.</p>\n<ul>\n");
+	if (!r) {
+		log_warn("site: cannot read the kernels' history: %s", db_error(s->db));
+		s->rc = s->rc ? s->rc : -EIO;
+		strbuf_addstr(index, "</ul>\n</section>\n");
+		return;
+	}
+	dir = site_dir_open(s->root_fd, "kernels", &s->pub);
+	if (dir < 0)
+		fail(s, dir, "directory", "kernels");
+	for (int i = 1; dir >= 0 && i <= db_rows(r); i++) {
+		if (i < db_rows(r) && strcmp(db_value(r, i, K_KERNEL), db_value(r, from, K_KERNEL)) == 0)
+			continue;
+		kernel_page(s, dir, r, from, i, index);
+		from = i;
+	}
+	if (!db_rows(r))
+		strbuf_addstr(index, "<li class=\"note\">none yet: no facility run has profiled a kernel</li>\n");
+	strbuf_addstr(index, "</ul>\n</section>\n");
+	if (dir >= 0)
+		close(dir);
+	db_result_free(r);
+}
+
+/* ---- the whole site ----------------------------------------------------------- */
+
+/* The index's parts, in page order.  The findings issue adds its builder
+ * here (and its own pages beside fleet.html). */
+static void (*const builders[])(struct site *, struct strbuf *) = {
+	build_runs, build_fleet, build_kernels,
+};
+
+int site_rebuild(const struct config *cfg, struct db *db)
+{
+	struct site s = { .cfg = cfg, .db = db, .root_fd = -1,
+			  .pub = { 0, 0, 0755, 0644 } };
+	struct strbuf index = STRBUF_INIT;
+	struct group *gr;
+	int rc;
+
+	if (!cfg->web_root || !cfg->web_root[0])
+		return 0;
+	if (cfg->web_group[0] && (gr = getgrnam(cfg->web_group))) {
+		s.web_gid = gr->gr_gid;
+		s.have_web_gid = true;
+	} else if (cfg->web_group[0]) {
+		log_warn("site: web_group '%s' is not a group: users' pages stay "
+			    "theirs alone", cfg->web_group);
+	}
+	s.pub.uid = geteuid();
+	s.pub.gid = getegid();
+	/* the daemon's umask is 077: the root is made, then opened up */
+	if (util_mkdir_p(cfg->web_root, 0755) < 0 ||
+	    (s.root_fd = open(cfg->web_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    fchmod(s.root_fd, 0755) < 0) {
+		rc = -errno ? -errno : -EIO;
+		log_warn("site: cannot open web_root '%s': %s", cfg->web_root, strerror(-rc));
+		if (s.root_fd >= 0)
+			close(s.root_fd);
+		return rc;
+	}
+	strbuf_init(&index);
+	page_begin(&index, "Roofline runs", "");
+	for (size_t i = 0; i < ARRAY_SIZE(builders); i++)
+		builders[i](&s, &index);
+	page_end(&index);
+	rc = site_file_write(s.root_fd, "index.html", index.buf, index.len, &s.pub);
+	if (rc < 0)
+		fail(&s, rc, "index.html", NULL);
+	strbuf_release(&index);
+	close(s.root_fd);
+	return s.rc;
+}

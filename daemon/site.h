@@ -1,0 +1,37 @@
+/*
+ * site.h - the facility site: static HTML under the configuration's
+ * web_root, rebuilt by the daemon after runs end (engine: runs_finish_done),
+ * from the database through the daemon's db layer.
+ *
+ *   index.html                 root's, 0644: the latest facility runs per
+ *                              pipeline, the users with runs (links to
+ *                              their pages), the fleet, reference kernels
+ *   fleet.html                 the fleet tonight: the fleet_ceilings rows of
+ *                              each pipeline's latest run that measured
+ *                              ceilings (sql/008_fleet.sql)
+ *   kernels/K<hash>.html       one reference kernel's history: every kernel
+ *                              of a facility run, from kernel_trend
+ *   runs/run-N.html            a facility run's report (copied from the
+ *                              spool)
+ *   users/NAME/index.html      NAME's latest runs per pipeline, and
+ *   users/NAME/run-N.html      their reports: owned by NAME, 0640 in a 0750
+ *                              directory of the web group (web_group), or
+ *                              0600 / 0700 without one (site_files.h)
+ *
+ * Pages link to each other relatively, so the site works from file:// and
+ * behind a web server (docs/report.md has nginx and Apache blocks that let
+ * only NAME and staff read users/NAME/).  Each page is written atomically.
+ * A report already copied is not copied again.  The findings issue adds
+ * its pages as one more builder in site.c's list of pages.
+ */
+#ifndef ROOFLINE_SITE_H
+#define ROOFLINE_SITE_H
+
+#include "config.h"
+#include "db.h"
+
+/* Rebuild the site under cfg->web_root (nothing when it is "").  Logs what
+ * failed and goes on with the other pages; 0 or the first -errno. */
+int site_rebuild(const struct config *cfg, struct db *db);
+
+#endif
