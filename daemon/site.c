@@ -267,7 +267,8 @@ static void build_fleet(struct site *s, struct strbuf *index)
 		" coalesce(round(l1 / 1e9)::text, ''), case when synthetic then 'yes' ||"
 		" coalesce(' (' || perturbed || ')', '') else '' end"
 		" from fleet_ceilings where run_id = any(array(select max(c.run_id) from"
-		"  ceilings c join runs r on r.id = c.run_id group by r.pipeline_name))"
+		"  ceilings c join runs r on r.id = c.run_id where r.facility"
+		"  group by r.pipeline_name))"
 		" order by pipeline_name, node, gpu_index", 0, NULL);
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
@@ -280,7 +281,8 @@ static void build_fleet(struct site *s, struct strbuf *index)
 	strbuf_init(&sb);
 	page_begin(&sb, "The fleet tonight", "");
 	strbuf_addstr(&sb, "<p class=\"note\">Each GPU's headline ceilings from the latest run "
-		      "of each pipeline that measured ceilings (view fleet_ceilings), measured "
+		      "of each facility pipeline that measured ceilings (view fleet_ceilings; a "
+		      "user's own runs are never on this page), measured "
 		      "beside theoretical (spec).</p>\n<table id=\"fleet\"><thead><tr>");
 	for (size_t k = 0; k < ARRAY_SIZE(head); k++)
 		strbuf_addf(&sb, "<th>%s</th>", head[k]);

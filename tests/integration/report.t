@@ -144,7 +144,11 @@ as bob cat "$SITE/users/alice/run-$run.html" >/dev/null 2>&1
 is "$?" 1 "bob cannot read alice's report on the site"
 as alice cat "$SITE/users/alice/run-$run.html" >/dev/null 2>&1
 is "$?" 0 "alice can"
-ok "the fleet page lists the run's GPU" grep -q "$(sql "select distinct gpu_uuid from ceilings where run_id = $run2")" "$SITE/fleet.html"
+# the fleet page is everyone's: a user's own run's GPUs are not on it
+gpu=$(sql "select distinct gpu_uuid from ceilings where run_id = $run2")
+like "$gpu" '^GPU-' "alice's run measured GPU $gpu"
+ok "the (world-readable) fleet page does not show alice's run" test -s "$SITE/fleet.html" -a \
+	"$(grep -c "$gpu" "$SITE/fleet.html")" -eq 0
 for f in index.html fleet.html users/alice/index.html; do
 	tidy -q -e "$SITE/$f" >"$TEST_TMP/tidy.out" 2>&1
 	is "$?:$(cat "$TEST_TMP/tidy.out")" "0:" "tidy: $f is clean"
