@@ -14,6 +14,14 @@
  *             Baseline", the seeds' GPP versions)
  *   history   `trend` records of one kernel: GFLOP/s per node over time,
  *             the arithmetic intensities on a second axis
+ *   trajectory  a comparison of one kernel's runs (`roofline plot
+ *             --trajectory`), its last step labelled with its class
+ *   fleet     the `fleet` plugin's `fleet_gpu` records: each GPU's ceilings
+ *             as % of its model's median tonight, a panel per ceiling,
+ *             flagged GPUs marked and named
+ *   gpu_history  `gpu_night` records (`roofline plot --gpu`): one GPU's
+ *             ceilings over the nights in its fleet's band, a panel each
+ *             (plugins/gnuplot/gp_findings.h)
  *
  * Files in out_dir: <kind>.gp (the script), <kind>.*.dat (data), kernels.txt
  * (number, short and full name of each kernel in the key), gnuplot.log (what
@@ -23,7 +31,8 @@
  * on a script with no record text but quoted labels; names travel in the
  * data files (see plugins/gnuplot/gp_draw.h).  The work is in
  * plugins/gnuplot/: gp_chart (the model), gp_draw (script and data),
- * gp_text (quoting, short names), gp_exec (running gnuplot).
+ * gp_findings (the fleet's charts), gp_text (quoting, short names),
+ * gp_exec (running gnuplot).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -40,13 +49,13 @@
 static const struct rl_option gp_options[] = {
 	OPT("gnuplot", RL_OPT_STRING, "gnuplot", gnuplot, "the gnuplot program (a name is searched in PATH)"),
 	OPT("formats", RL_OPT_LIST, "png,svg", formats, "images to write: png, svg"),
-	OPT("mode", RL_OPT_STRING, "auto", mode, "auto, roofline, compare or history (auto: compare when the points come from several steps, history when there are only trend records)"),
+	OPT("mode", RL_OPT_STRING, "auto", mode, "auto, roofline, compare, history, fleet, gpu_history or trajectory (auto: compare when the points come from several steps, trajectory when a trajectory_step record judges them, history with only trend records, fleet with fleet_gpu records, gpu_history with gpu_night records)"),
 	OPT("title", RL_OPT_STRING, NULL, title, "chart title (default: by kind and GPU)"),
 	OPT("width", RL_OPT_INT, "1400", width, "image width in pixels"),
 	OPT("height", RL_OPT_INT, "940", height, "image height in pixels"),
 	OPT("precisions", RL_OPT_LIST, NULL, precisions, "precisions to show: fp64, fp32, fp16, tc_fp64, tc_fp16, tc_bf16, tc_tf32, tc_fp8, tc_int8, tensor (every tc_*), all (default: each kernel's primary precision when the points name it, else every one they have)"),
 	OPT("levels", RL_OPT_LIST, "l1,l2,dram", levels, "memory levels to show"),
-	OPT("ceilings", RL_OPT_LIST, NULL, ceilings, "roof names to draw, e.g. fp64_fma,hbm_triad (default: by precision and level)"),
+	OPT("ceilings", RL_OPT_LIST, NULL, ceilings, "roof names to draw, e.g. fp64_fma,hbm_triad (default: by precision and level); fleet, gpu_history: the ceilings given a panel (default: every one)"),
 	OPT("labels", RL_OPT_LIST, NULL, labels, "compare: series labels in input order (default: step ids)"),
 	OPT("arrows", RL_OPT_BOOL, "true", arrows, "compare: arrows from each series' point to the next"),
 	OPT("partial_fma", RL_OPT_BOOL, "false", partial_fma, "also draw the partial-FMA ceiling, peak x (1 + alpha) / 2, of the CUDA-core kernel with the most FLOPs in the last series (dashed)"),
@@ -96,7 +105,8 @@ static int gp_init(struct rl_ctx *ctx, const void *config, void **state)
 		return -EINVAL;
 	}
 	if (gp_name_index(gp_mode_names, GP_N_MODES, cfg->mode) < 0) {
-		rl_error(ctx, "mode: unknown '%s' (expected auto, roofline, compare or history)", cfg->mode);
+		rl_error(ctx, "mode: unknown '%s' (expected auto, roofline, compare, history, fleet, "
+			 "gpu_history or trajectory)", cfg->mode);
 		return -EINVAL;
 	}
 	if (cfg->width < 200 || cfg->width > 10000 || cfg->height < 200 || cfg->height > 10000) {
@@ -116,20 +126,41 @@ static int gp_init(struct rl_ctx *ctx, const void *config, void **state)
 	return 0;
 }
 
+/* What a chart record says was drawn: points (rows), kernels (fleet: GPUs),
+ * series (compare, trajectory: runs; history: nodes; fleet, gpu_history:
+ * ceilings, one panel each). */
+static void drawn_counts(const struct gp_chart *c, size_t *pts, size_t *kernels, size_t *series)
+{
+	*pts = c->npts, *kernels = c->nents, *series = c->nser;
+	if (c->mode == GP_HISTORY)
+		*pts = c->ntrends, *kernels = 1, *series = c->nodes.n;
+	if (c->mode == GP_FLEET || c->mode == GP_GPU_HISTORY) {
+		*pts = c->nrows, *kernels = c->gpus.n, *series = 0;
+		for (size_t i = 0; i < c->ceilings.n; i++)
+			for (size_t r = 0; r < c->nrows; r++)
+				if (c->rows[r].ceiling == i) {
+					(*series)++;
+					break;
+				}
+	}
+}
+
 /* One `chart` record per image, after checking that gnuplot wrote it. */
 static enum rl_result emit_charts(struct rl_ctx *ctx, const struct gp_chart *c)
 {
 	const char *kind = gp_mode_names[c->mode];
-	bool history = c->mode == GP_HISTORY;
+	bool keyed = c->mode == GP_ROOFLINE || c->mode == GP_COMPARE || c->mode == GP_TRAJECTORY;
 	char file[64], script[64], path[4096], pts[32], kernels[32], series[32], w[32], h[32];
+	size_t np, nk, ns;
 	struct stat st;
 
+	drawn_counts(c, &np, &nk, &ns);
 	snprintf(script, sizeof(script), "%s.gp", kind);
-	snprintf(pts, sizeof(pts), "%zu", history ? c->ntrends : c->npts);
-	snprintf(kernels, sizeof(kernels), "%zu", history ? (size_t)1 : c->nents);
-	snprintf(series, sizeof(series), "%zu", history ? c->nodes.n : c->nser);
+	snprintf(pts, sizeof(pts), "%zu", np);
+	snprintf(kernels, sizeof(kernels), "%zu", nk);
+	snprintf(series, sizeof(series), "%zu", ns);
 	snprintf(w, sizeof(w), "%ld", c->cfg->width);
-	snprintf(h, sizeof(h), "%ld", c->cfg->height);
+	snprintf(h, sizeof(h), "%ld", c->out_height ? c->out_height : c->cfg->height);
 	for (size_t i = 0; i < c->cfg->formats.n; i++) {
 		snprintf(file, sizeof(file), "%s.%s", kind, c->cfg->formats.v[i]);
 		snprintf(path, sizeof(path), "%s/%s", ctx->out_dir, file);
@@ -141,12 +172,14 @@ static enum rl_result emit_charts(struct rl_ctx *ctx, const struct gp_chart *c)
 				{ "kind", kind }, { "format", c->cfg->formats.v[i] },
 				{ "file", file }, { "points", pts }, { "kernels", kernels },
 				{ "series", series }, { "script", script },
-				{ "key", history ? "" : "kernels.txt" },
+				{ "key", keyed ? "kernels.txt" : "" },
 				{ "width", w }, { "height", h }, { NULL, NULL } }) < 0)
 			return RL_RETRY;
 	}
-	rl_info(ctx, "%s chart: %s points, %s kernels, %s series, %zu formats", kind, pts,
-		kernels, series, c->cfg->formats.n);
+	rl_info(ctx, "%s chart: %s points, %s %s, %s %s, %zu formats", kind, pts, kernels,
+		c->mode == GP_FLEET || c->mode == GP_GPU_HISTORY ? "GPUs" : "kernels", series,
+		c->mode == GP_FLEET || c->mode == GP_GPU_HISTORY ? "panels" : "series",
+		c->cfg->formats.n);
 	return RL_OK;
 }
 
@@ -196,8 +229,10 @@ static enum rl_result gp_run(struct rl_ctx *ctx, const void *config, void *state
 	if (c.mode == GP_HISTORY && c.other_kernels)
 		rl_info(ctx, "history of one kernel: %ld trend records of other kernels left out "
 			"(option `kernel` picks one)", c.other_kernels);
-	gp_chart_choose_roofs(&c);
-	gp_chart_ranges(&c);
+	if (c.mode != GP_FLEET && c.mode != GP_GPU_HISTORY) {
+		gp_chart_choose_roofs(&c);
+		gp_chart_ranges(&c);
+	}
 	rc = gp_draw_write(&c);
 	if (rc < 0) {
 		rl_error(ctx, "cannot write the chart files into '%s': %s", ctx->out_dir, strerror(-rc));

@@ -8,18 +8,19 @@
 #include <string.h>
 
 #include "gp_chart.h"
+#include "gp_findings.h"
 #include "gp_text.h"
 
 const char *const gp_level_names[GP_N_LEVELS] = { "l1", "l2", "dram" };
 const char *const gp_prec_names[GP_N_PRECS] = {
 	"fp64", "fp32", "fp16", "tc_fp64", "tc_fp16", "tc_bf16", "tc_tf32", "tc_fp8",
 	"tc_int8", "tensor", "all" };
-const char *const gp_mode_names[GP_N_MODES] = { "auto", "roofline", "compare", "history" };
+const char *const gp_mode_names[GP_N_MODES] = {
+	"auto", "roofline", "compare", "history", "fleet", "gpu_history", "trajectory" };
 
 /* ---- small helpers --------------------------------------------------------- */
 
-/* Append item to a growable array; the new base, or NULL (base kept). */
-static void *push(void *base, size_t *n, size_t *cap, size_t size, const void *item)
+void *gp_push(void *base, size_t *n, size_t *cap, size_t size, const void *item)
 {
 	char *b = base;
 
@@ -38,8 +39,7 @@ static void *push(void *base, size_t *n, size_t *cap, size_t size, const void *i
 
 #define NONE GP_NONE
 
-/* Index of s in t, added when absent; NONE when out of memory. */
-static size_t strtab_index(struct gp_strtab *t, const char *s)
+size_t gp_strtab_index(struct gp_strtab *t, const char *s)
 {
 	char *copy, **v;
 
@@ -47,7 +47,7 @@ static size_t strtab_index(struct gp_strtab *t, const char *s)
 		if (strcmp(t->v[i], s) == 0)
 			return i;
 	copy = strdup(s);
-	v = copy ? push(t->v, &t->n, &t->cap, sizeof(char *), &copy) : NULL;
+	v = copy ? gp_push(t->v, &t->n, &t->cap, sizeof(char *), &copy) : NULL;
 	if (!v) {
 		free(copy);
 		return NONE;
@@ -105,15 +105,15 @@ static int take_point(struct gp_chart *c, const char *step, const struct rl_fiel
 	pt.primary = rl_field_get(f, "primary") ? strcmp(rl_field_get(f, "primary"), "1") == 0 : -1;
 	pt.roof[0] = pt.roof[1] = NONE;
 	if (rl_field_get(f, "compute_ceiling"))
-		pt.roof[0] = strtab_index(&c->roof_names, rl_field_get(f, "compute_ceiling"));
+		pt.roof[0] = gp_strtab_index(&c->roof_names, rl_field_get(f, "compute_ceiling"));
 	if (rl_field_get(f, "bandwidth_ceiling"))
-		pt.roof[1] = strtab_index(&c->roof_names, rl_field_get(f, "bandwidth_ceiling"));
-	pt.name = strtab_index(&c->names, kernel);
-	pt.series = strtab_index(&c->series, series_of(step, f));
+		pt.roof[1] = gp_strtab_index(&c->roof_names, rl_field_get(f, "bandwidth_ceiling"));
+	pt.name = gp_strtab_index(&c->names, kernel);
+	pt.series = gp_strtab_index(&c->series, series_of(step, f));
 	if (!c->gpu_name && rl_field_get(f, "gpu_name"))
 		c->gpu_name = strdup(rl_field_get(f, "gpu_name"));
 	v = pt.name != NONE && pt.series != NONE ?
-		push(c->pts, &c->npts, &c->cap_pts, sizeof(pt), &pt) : NULL;
+		gp_push(c->pts, &c->npts, &c->cap_pts, sizeof(pt), &pt) : NULL;
 	if (!v)
 		return -ENOMEM;
 	c->pts = v;
@@ -132,7 +132,7 @@ static int take_roof(struct gp_chart *c, const char *step, const struct rl_field
 		return 0;
 	r.compute = strcmp(kind, "compute") == 0;
 	r.empirical = !method || strcmp(method, "empirical") == 0;
-	r.series = strtab_index(&c->series, series_of(step, f));
+	r.series = gp_strtab_index(&c->series, series_of(step, f));
 	unit = unit ? unit : "";
 	if (*unit && strchr("kMGTP", *unit) && unit[1] >= 'A' && unit[1] <= 'Z') {
 		r.value *= pow(10, 3 * (double)(strchr("kMGTP", *unit) - "kMGTP" + 1));
@@ -141,7 +141,7 @@ static int take_roof(struct gp_chart *c, const char *step, const struct rl_field
 	r.name = strdup(name);
 	r.unit = strdup(unit);
 	v = r.name && r.unit && r.series != NONE ?
-		push(c->roofs, &c->nroofs, &c->cap_roofs, sizeof(r), &r) : NULL;
+		gp_push(c->roofs, &c->nroofs, &c->cap_roofs, sizeof(r), &r) : NULL;
 	if (!v) {
 		free(r.name);
 		free(r.unit);
@@ -174,8 +174,8 @@ static int take_trend(struct gp_chart *c, const struct rl_field *f)
 	for (int l = 0; l < GP_N_LEVELS; l++)
 		if (!gp_text_parse_num(rl_field_get(f, ai_keys[l]), &t.ai[l]) || t.ai[l] <= 0)
 			t.ai[l] = NAN;
-	t.node = strtab_index(&c->nodes, node ? node : "?");
-	v = t.node != NONE ? push(c->trends, &c->ntrends, &c->cap_trends, sizeof(t), &t) : NULL;
+	t.node = gp_strtab_index(&c->nodes, node ? node : "?");
+	v = t.node != NONE ? gp_push(c->trends, &c->ntrends, &c->cap_trends, sizeof(t), &t) : NULL;
 	if (!v)
 		return -ENOMEM;
 	c->trends = v;
@@ -193,7 +193,7 @@ int gp_chart_take(void *arg, const char *step, const char *kind,
 		return take_roof(c, step, fields);
 	if (strcmp(kind, "trend") == 0)
 		return take_trend(c, fields);
-	return 0;
+	return gp_findings_take(c, kind, fields);
 }
 
 /* ---- choosing what to draw ------------------------------------------------ */
@@ -263,7 +263,7 @@ static int assign_entries(struct gp_chart *c)
 		while (j < c->nents && (c->ents[j].name != e.name || c->ents[j].prec != e.prec))
 			j++;
 		if (j == c->nents) {
-			if (!(v = push(c->ents, &c->nents, &c->cap_ents, sizeof(e), &e)))
+			if (!(v = gp_push(c->ents, &c->nents, &c->cap_ents, sizeof(e), &e)))
 				return -ENOMEM;
 			c->ents = v;
 		}
@@ -297,14 +297,33 @@ int gp_chart_select(struct gp_chart *c)
 	return rc;
 }
 
+bool gp_chart_compares(const struct gp_chart *c)
+{
+	return c->mode == GP_COMPARE || c->mode == GP_TRAJECTORY;
+}
+
+/* What `mode: auto` draws: points (a trajectory when its step was judged),
+ * else trend rows, else the fleet's records. */
+static int auto_mode(const struct gp_chart *c)
+{
+	if (c->npts)
+		return c->step ? GP_TRAJECTORY : c->nser > 1 ? GP_COMPARE : GP_ROOFLINE;
+	if (c->ntrends)
+		return GP_HISTORY;
+	if (gp_findings_rows(c, GP_FLEET))
+		return GP_FLEET;
+	if (gp_findings_rows(c, GP_GPU_HISTORY))
+		return GP_GPU_HISTORY;
+	return GP_ROOFLINE;
+}
+
 int gp_chart_pick_mode(struct gp_chart *c)
 {
 	int m = gp_name_index(gp_mode_names, GP_N_MODES, c->cfg->mode);
 
-	if (m == GP_AUTO)
-		m = c->npts ? (c->nser > 1 ? GP_COMPARE : GP_ROOFLINE) :
-			c->ntrends ? GP_HISTORY : GP_ROOFLINE;
-	c->mode = m;
+	c->mode = m = m == GP_AUTO ? auto_mode(c) : m;
+	if (m == GP_FLEET || m == GP_GPU_HISTORY)
+		return gp_findings_check(c);
 	if (m != GP_HISTORY && !c->npts) {
 		rl_error(c->ctx, "nothing to draw: no usable `point` record at the precisions and "
 			 "levels shown in the inputs (%ld unusable records)", c->skipped);
@@ -346,6 +365,9 @@ void gp_chart_release(struct gp_chart *c)
 	free(c->rank);
 	free(c->gpu_name);
 	free(c->trend_kernel);
+	gp_findings_release(c);
+	strtab_free(&c->gpus);
+	strtab_free(&c->ceilings);
 }
 
 /* The roof called name from the series that gives the roofs, measured first. */
@@ -461,7 +483,7 @@ static const char *add_partial_fma(struct gp_chart *c)
 	r.compute = r.empirical = 1;
 	r.series = s;
 	r.value = best->partial * 1e9;
-	v = r.name && r.unit ? push(c->roofs, &c->nroofs, &c->cap_roofs, sizeof(r), &r) : NULL;
+	v = r.name && r.unit ? gp_push(c->roofs, &c->nroofs, &c->cap_roofs, sizeof(r), &r) : NULL;
 	if (!v) {
 		free(r.name);
 		free(r.unit);

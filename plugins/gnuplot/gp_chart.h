@@ -34,18 +34,28 @@ enum {
 	GP_FP64, GP_FP32, GP_FP16, GP_TC_FP64, GP_TC_FP16, GP_TC_BF16, GP_TC_TF32,
 	GP_TC_FP8, GP_TC_INT8, GP_TENSOR, GP_ALL, GP_N_PRECS
 };
-enum { GP_AUTO, GP_ROOFLINE, GP_COMPARE, GP_HISTORY, GP_N_MODES };
+enum {
+	GP_AUTO, GP_ROOFLINE, GP_COMPARE, GP_HISTORY, GP_FLEET, GP_GPU_HISTORY,
+	GP_TRAJECTORY, GP_N_MODES
+};
 #define GP_MAX_DRAWN 24
 #define GP_NONE ((size_t)-1)
 
 extern const char *const gp_level_names[GP_N_LEVELS]; /* l1 l2 dram */
 extern const char *const gp_prec_names[GP_N_PRECS];   /* fp64 ... tensor all */
-extern const char *const gp_mode_names[GP_N_MODES];   /* auto ... history */
+extern const char *const gp_mode_names[GP_N_MODES];   /* auto ... trajectory */
 
 /* Index of s in names[0..n), or -1 (also for s == NULL). */
 int gp_name_index(const char *const *names, int n, const char *s);
 
 struct gp_strtab { char **v; size_t n, cap; };
+
+/* Index of s in t, added (a copy) when absent; GP_NONE when out of memory. */
+size_t gp_strtab_index(struct gp_strtab *t, const char *s);
+
+/* Append item (size bytes) to the growable array base of *n items, *cap
+ * allocated; the new base, or NULL when out of memory (base is kept). */
+void *gp_push(void *base, size_t *n, size_t *cap, size_t size, const void *item);
 
 struct gp_point {
 	size_t name, series, entry; /* into names, series, ents */
@@ -64,6 +74,20 @@ struct gp_roof {
 	double value; /* base units: FLOP/s, OP/s or B/s */
 };
 struct gp_trend { double t, gflops, ai[GP_N_LEVELS]; size_t node; };
+/* One GPU's one ceiling: tonight's (`fleet_gpu`: pct of its model's median,
+ * t unused) or one night's (`gpu_night`: value and the fleet's band). */
+struct gp_gpurow {
+	size_t gpu, ceiling;       /* into gpus, ceilings */
+	double t, value, pct, median, lo, hi;
+	int flagged, mode;         /* GP_FLEET or GP_GPU_HISTORY */
+};
+
+/* The trajectory's last step, as `roofline plot --trajectory` judged it
+ * (common/judge.h judge_point, the rule of `roofline regressions`). */
+struct gp_step {
+	char *kernel, *from, *to, *class, *levels;
+	double ai_change, gflops_change; /* %, NAN when unknown */
+};
 
 struct gp_chart {
 	const struct gp_config *cfg; /* borrowed */
@@ -79,6 +103,13 @@ struct gp_chart {
 	size_t nents, cap_ents;
 	int *rank;   /* per series: its order among those with points, or -1 */
 	size_t nser; /* series with points */
+	struct gp_strtab gpus, ceilings; /* fleet, gpu_history: "node/index", names */
+	char **units;                    /* per ceiling (gpu_history), owned */
+	struct gp_gpurow *rows;
+	size_t nrows, cap_rows;
+	char *night, *uuid;              /* fleet: its night; gpu_history: the GPU */
+	struct gp_step *step;            /* trajectory: the last step's class */
+	long out_height;                 /* the images' height when not cfg's */
 	char *gpu_name, *trend_kernel;
 	unsigned precs, levels; /* bit masks of what is shown */
 	int nprec;              /* precisions the drawn points have */
@@ -98,8 +129,10 @@ void gp_chart_release(struct gp_chart *c);
 /*
  * rl_each_input callback (arg: the chart): takes `point`, `roof` (and the
  * ceilings stage's `ceiling`) and `trend` records (the kernel_trend view's
- * rows: kernel, at or run_at, gflops, ai_l1, ai_l2, ai_dram, node), counts
- * unusable ones in skipped.  0, or -ENOMEM (which stops the reading).
+ * rows: kernel, at or run_at, gflops, ai_l1, ai_l2, ai_dram, node), the
+ * fleet's (`fleet_gpu`, `fleet_summary`, `gpu_night`, see gp_fleet.h) and a
+ * trajectory's `trajectory_step`; counts unusable ones in skipped.  0, or
+ * -ENOMEM (which stops the reading).
  */
 int gp_chart_take(void *arg, const char *step, const char *kind,
 		  const struct rl_field *fields);
@@ -121,6 +154,9 @@ void gp_chart_choose_roofs(struct gp_chart *c);
 /* Axis ranges in whole decades around the points and the ridges; the
  * option overrides win. */
 void gp_chart_ranges(struct gp_chart *c);
+
+/* True for the modes drawn as a comparison of series (compare, trajectory). */
+bool gp_chart_compares(const struct gp_chart *c);
 
 /* The highest drawn compute ceiling (compute) or bandwidth, in G/s; 0: none. */
 double gp_chart_top(const struct gp_chart *c, bool compute);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gp_draw.h"
+#include "gp_findings.h"
 #include "gp_layout.h"
 #include "gp_text.h"
 
@@ -52,7 +53,7 @@ static int series_colour(size_t i, size_t n)
 
 static int point_colour(const struct gp_chart *c, const struct gp_point *p)
 {
-	if (c->mode == GP_COMPARE)
+	if (gp_chart_compares(c))
 		return series_colour((size_t)c->rank[p->series], c->nser);
 	return (int)strtol(palette[p->entry % N_PALETTE] + 1, NULL, 16);
 }
@@ -89,10 +90,10 @@ static const char *series_title(const struct gp_chart *c, size_t s)
  * more than one kernel (colours are series there). */
 static bool numbered(const struct gp_chart *c)
 {
-	for (size_t e = 1; c->mode == GP_COMPARE && e < c->nents; e++)
+	for (size_t e = 1; gp_chart_compares(c) && e < c->nents; e++)
 		if (c->ents[e].name != c->ents[0].name)
 			return true;
-	return c->mode != GP_COMPARE && c->nents > 10;
+	return !gp_chart_compares(c) && c->nents > 10;
 }
 
 /* ---- data files --------------------------------------------------------------- */
@@ -267,6 +268,35 @@ static int write_kernel_key(const struct draw *d)
 	return close_file(f);
 }
 
+/* base.step.dat (trajectory): the last step's class as a label at the
+ * last series' point of the rightmost level, "gpp_v1<...>: dropped (run 41
+ * -> run 42: GFLOP/s -5.2 %, AI +0.1 % at dram)". */
+static int write_step(const struct draw *d)
+{
+	const struct gp_chart *c = d->c;
+	const struct gp_point *at = NULL;
+	const struct gp_step *st = c->step;
+	char s[256], text[600];
+	FILE *f;
+
+	for (size_t i = 0; i < c->npts; i++)
+		if (c->rank[c->pts[i].series] == (int)c->nser - 1 &&
+		    (!at || c->pts[i].ai > at->ai))
+			at = &c->pts[i];
+	if (!at)
+		return 0;
+	gp_text_short_name(st->kernel, d->lo.name_max, s, sizeof(s));
+	snprintf(text, sizeof(text), "%s: %s (%s -> %s: GFLOP/s %+.1f %%, AI %+.1f %%%s%s)",
+		 s, st->class, st->from, st->to, st->gflops_change, st->ai_change,
+		 st->levels[0] ? " at " : "", st->levels);
+	if (!(f = open_file(d, ".step.dat")))
+		return -errno;
+	fprintf(f, "%.9g %.9g ", at->ai, at->gflops);
+	gp_text_data_quote(f, text);
+	fputc('\n', f);
+	return close_file(f);
+}
+
 /* base.keys.dat for a roofline or comparison; the key's longest title and,
  * in *n, its number of entries. */
 static size_t write_keys(const struct draw *d, FILE *f, size_t *n)
@@ -276,14 +306,14 @@ static size_t write_keys(const struct draw *d, FILE *f, size_t *n)
 	size_t chars = 4;
 
 	*n = 0;
-	for (size_t s = 0; c->mode == GP_COMPARE && s < c->series.n; s++) {
+	for (size_t s = 0; gp_chart_compares(c) && s < c->series.n; s++) {
 		if (c->rank[s] < 0)
 			continue;
 		key_block(f, series_title(c, s));
 		chars = zmax(chars, strlen(series_title(c, s)));
 		(*n)++;
 	}
-	for (size_t e = 0; e < c->nents && (c->mode != GP_COMPARE || numbered(c)); e++) {
+	for (size_t e = 0; e < c->nents && (!gp_chart_compares(c) || numbered(c)); e++) {
 		chars = zmax(chars, entry_title(c, e, d->lo.name_max, t, sizeof(t)));
 		key_block(f, t);
 		(*n)++;
@@ -308,7 +338,10 @@ static const char *default_title(const struct gp_chart *c, char *buf, size_t cap
 		return c->cfg->title;
 	if (c->mode == GP_HISTORY)
 		snprintf(buf, cap, "GFLOP/s and arithmetic intensity over time");
-	else if (c->mode == GP_COMPARE)
+	else if (c->mode == GP_TRAJECTORY)
+		snprintf(buf, cap, "Roofline trajectory over %zu runs (latest run's roofs) - %s",
+			 c->nser, gpu);
+	else if (gp_chart_compares(c))
 		snprintf(buf, cap, "Roofline comparison of %zu runs - %s", c->nser, gpu);
 	else
 		snprintf(buf, cap, "Hierarchical roofline - %s", gpu);
@@ -340,6 +373,21 @@ static void script_head(const struct draw *d, FILE *f)
 	}
 }
 
+void gp_draw_terminal(FILE *f, const char *format, const char *base, long width, long height)
+{
+	bool svg = strcmp(format, "svg") == 0;
+
+	if (svg)
+		fprintf(f, "set terminal svg size %ld,%ld dynamic font 'Sans,10' "
+			"background '#ffffff'\n", width, height);
+	else
+		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
+			"  set terminal pngcairo size %ld,%ld font 'Sans,10'\n} else {\n"
+			"  set terminal png size %ld,%ld font 'Sans,10'\n}\n",
+			width, height, width, height);
+	fprintf(f, "set output '%s.%s'\n", base, svg ? "svg" : "png");
+}
+
 /* One terminal per format, the plot for the first, replot for the rest. */
 static void script_outputs(const struct draw *d, FILE *f,
 			   void (*plot)(const struct draw *, FILE *))
@@ -347,16 +395,7 @@ static void script_outputs(const struct draw *d, FILE *f,
 	const struct gp_config *cfg = d->c->cfg;
 
 	for (size_t i = 0; i < cfg->formats.n; i++) {
-		if (strcmp(cfg->formats.v[i], "svg") == 0)
-			fprintf(f, "set terminal svg size %ld,%ld dynamic font 'Sans,10' "
-				"background '#ffffff'\n", cfg->width, cfg->height);
-		else
-			fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
-				"  set terminal pngcairo size %ld,%ld font 'Sans,10'\n} else {\n"
-				"  set terminal png size %ld,%ld font 'Sans,10'\n}\n",
-				cfg->width, cfg->height, cfg->width, cfg->height);
-		fprintf(f, "set output '%s.%s'\n", d->base,
-			strcmp(cfg->formats.v[i], "svg") == 0 ? "svg" : "png");
+		gp_draw_terminal(f, cfg->formats.v[i], d->base, cfg->width, cfg->height);
 		if (i == 0)
 			plot(d, f);
 		else
@@ -393,7 +432,7 @@ static void plot_roofline(const struct draw *d, FILE *f)
 		if (has_roofs(c, dashed))
 			clause(f, &n), fprintf(f, "'%s.roofs.dat' index %d using 1:2 with lines "
 					       "lw 2 dt %d lc rgb '#404040' notitle", b, dashed, dashed ? 2 : 1);
-	if (c->mode == GP_COMPARE && c->cfg->arrows && c->nser > 1)
+	if (gp_chart_compares(c) && c->cfg->arrows && c->nser > 1)
 		clause(f, &n), fprintf(f, "'%s.arrows.dat' using 1:2:3:4 with vectors head filled "
 				       "size screen 0.007,20 lw 1 lc rgb '#a0a0a0' notitle", b);
 	for (int l = 0; l < GP_N_LEVELS; l++)
@@ -404,18 +443,22 @@ static void plot_roofline(const struct draw *d, FILE *f)
 	if (numbered(c))
 		clause(f, &n), fprintf(f, "'%s.points.dat' index 3 using 1:2:3 with labels "
 				       "offset char 0.8,0.7 font ',8' tc rgb '#202020' notitle", b);
+	if (c->mode == GP_TRAJECTORY && c->step)
+		clause(f, &n), fprintf(f, "'%s.step.dat' using 1:2:3 with labels left "
+				       "offset char 1.2,-1.4 font ',11' tc rgb '#000000' noenhanced "
+				       "notitle", b);
 	for (int l = 0; l < GP_N_LEVELS; l++)
 		if (has_points(c, l))
 			clause(f, &n), fprintf(f, "keyentry with points pt %d ps 1.3 lc rgb '#505050' "
 					       "title '%s'", level_pt[l], level_titles[l]);
-	for (size_t s = 0; c->mode == GP_COMPARE && s < c->series.n; s++)
+	for (size_t s = 0; gp_chart_compares(c) && s < c->series.n; s++)
 		if (c->rank[s] >= 0)
 			clause(f, &n), fprintf(f, "'%s.keys.dat' index %zu using 1:2 with points pt 7 "
 					       "ps 1.3 lc rgb '#%06x' title columnheader(1) noenhanced", b, k++,
 					       series_colour((size_t)c->rank[s], c->nser));
-	for (size_t e = 0; e < c->nents && (c->mode != GP_COMPARE || numbered(c)); e++) {
+	for (size_t e = 0; e < c->nents && (!gp_chart_compares(c) || numbered(c)); e++) {
 		clause(f, &n);
-		if (c->mode == GP_COMPARE)
+		if (gp_chart_compares(c))
 			fprintf(f, "'%s.keys.dat' index %zu using 1:2 with lines lc rgb '#ffffff' "
 				"title columnheader(1) noenhanced", b, k++);
 		else
@@ -440,9 +483,9 @@ static size_t key_entries(const struct gp_chart *c)
 {
 	size_t n = (size_t)count_levels(c);
 
-	if (c->mode == GP_COMPARE)
+	if (gp_chart_compares(c))
 		n += c->nser;
-	if (c->mode != GP_COMPARE || numbered(c))
+	if (!gp_chart_compares(c) || numbered(c))
 		n += c->nents;
 	return n;
 }
@@ -484,6 +527,8 @@ static int write_roofline(struct draw *d)
 			rc = -EIO;
 	if (rc == 0)
 		rc = write_kernel_key(d);
+	if (rc == 0 && c->mode == GP_TRAJECTORY && c->step)
+		rc = write_step(d);
 	if (rc == 0 && !(f[0] = open_file(d, ".gp")))
 		rc = -errno;
 	if (rc == 0) {
@@ -622,5 +667,7 @@ int gp_draw_write(struct gp_chart *c)
 {
 	struct draw d = { .c = c, .base = gp_mode_names[c->mode] };
 
+	if (c->mode == GP_FLEET || c->mode == GP_GPU_HISTORY)
+		return gp_findings_write(c);
 	return c->mode == GP_HISTORY ? write_history(&d) : write_roofline(&d);
 }

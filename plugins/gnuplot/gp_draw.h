@@ -5,15 +5,19 @@
  * its test.  libc and libm only.
  *
  * Into the step's out_dir, for base = the chart kind (roofline, compare,
- * history): base.gp, base.points.dat, base.roofs.dat, base.arrows.dat,
- * base.keys.dat (roofline, compare) or base.dat, base.ai.dat, base.keys.dat
- * (history), and kernels.txt.  The script names files relative to out_dir
+ * history, trajectory): base.gp, base.points.dat, base.roofs.dat,
+ * base.arrows.dat, base.keys.dat (roofline, compare, trajectory; and
+ * base.step.dat for a trajectory) or base.dat, base.ai.dat, base.keys.dat
+ * (history), and kernels.txt; the fleet's charts (fleet, gpu_history) are
+ * gp_findings.h's.  The script names files relative to out_dir
  * (gnuplot runs there) and holds no record text other than through
  * gp_text_script_quote; kernel, series and node names are in the data files
  * only, read back by `title columnheader`.
  */
 #ifndef ROOFLINE_GP_DRAW_H
 #define ROOFLINE_GP_DRAW_H
+
+#include <stdio.h>
 
 #include "gp_chart.h"
 
@@ -23,5 +27,12 @@
  * base.<format>.  0 or -errno.
  */
 int gp_draw_write(struct gp_chart *c);
+
+/*
+ * The script lines that send what follows to base.<format> (png: gnuplot's
+ * pngcairo when it has it, else png; svg) at width x height pixels.
+ */
+void gp_draw_terminal(FILE *f, const char *format, const char *base, long width,
+		      long height);
 
 #endif

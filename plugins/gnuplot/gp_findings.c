@@ -1,0 +1,512 @@
+/*
+ * gp_findings.c - the fleet tonight, a GPU over the nights, a trajectory's
+ * last step.  See gp_findings.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp_draw.h"
+#include "gp_findings.h"
+#include "gp_text.h"
+
+#define BLUE "#0072B2"       /* Okabe-Ito blue: GPUs, the fleet's median */
+#define SKY "#56B4E9"        /* Okabe-Ito sky blue: the fleet's band */
+#define VERMILLION "#D55E00" /* Okabe-Ito vermillion: flagged */
+#define PANEL_MIN_PX 210     /* the least height of a panel */
+#define XTIC_GPUS_MAX 64     /* above: no GPU names under the axis */
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static char *dup_field(const struct rl_field *f, const char *key)
+{
+	const char *v = rl_field_get(f, key);
+
+	return strdup(v ? v : "");
+}
+
+static double field_num(const struct rl_field *f, const char *key)
+{
+	double v;
+
+	return gp_text_parse_num(rl_field_get(f, key), &v) ? v : NAN;
+}
+
+/* "rl-node2/1": a GPU's label (its UUID when the node is unknown). */
+static size_t gpu_index_of(struct gp_chart *c, const struct rl_field *f)
+{
+	const char *node = rl_field_get(f, "node"), *idx = rl_field_get(f, "gpu_index");
+	const char *uuid = rl_field_get(f, "gpu_uuid");
+	char label[256];
+
+	if (node && *node)
+		snprintf(label, sizeof(label), "%s/%s", node, idx && *idx ? idx : "?");
+	else
+		snprintf(label, sizeof(label), "%s", uuid && *uuid ? uuid : "?");
+	return gp_strtab_index(&c->gpus, label);
+}
+
+/* units[had .. ceilings.n): one per ceiling, kept from its first row
+ * ("" when the row has none: the fleet's). */
+static int grow_units(struct gp_chart *c, size_t had, const char *unit)
+{
+	char **u = realloc(c->units, (c->ceilings.n + 1) * sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	c->units = u;
+	for (size_t i = had; i < c->ceilings.n; i++)
+		u[i] = NULL;
+	for (size_t i = had; i < c->ceilings.n; i++)
+		if (!(u[i] = strdup(unit ? unit : "")))
+			return -ENOMEM;
+	return 0;
+}
+
+static int take_row(struct gp_chart *c, int mode, const struct rl_field *f)
+{
+	const char *ceiling = rl_field_get(f, "ceiling");
+	struct gp_gpurow r = { .mode = mode };
+	size_t had = c->ceilings.n;
+	void *v;
+
+	r.value = field_num(f, "value");
+	r.median = field_num(f, "fleet_median");
+	r.pct = mode == GP_FLEET ? field_num(f, "pct_of_median") : NAN;
+	r.lo = field_num(f, "fleet_min");
+	r.hi = field_num(f, "fleet_max");
+	r.flagged = rl_field_get(f, "flagged") && strcmp(rl_field_get(f, "flagged"), "1") == 0;
+	if (!ceiling || !*ceiling || !isfinite(mode == GP_FLEET ? r.pct : r.value) ||
+	    (mode == GP_GPU_HISTORY && !gp_text_parse_time(rl_field_get(f, "night"), &r.t))) {
+		c->skipped++;
+		return 0;
+	}
+	r.gpu = gpu_index_of(c, f);
+	r.ceiling = gp_strtab_index(&c->ceilings, ceiling);
+	if (r.gpu == GP_NONE || r.ceiling == GP_NONE)
+		return -ENOMEM;
+	if (c->ceilings.n > had && grow_units(c, had, rl_field_get(f, "unit")) < 0)
+		return -ENOMEM;
+	if (!c->gpu_name && rl_field_get(f, "gpu_name") && !(c->gpu_name = dup_field(f, "gpu_name")))
+		return -ENOMEM;
+	if (mode == GP_GPU_HISTORY && !c->uuid && !(c->uuid = dup_field(f, "gpu_uuid")))
+		return -ENOMEM;
+	v = gp_push(c->rows, &c->nrows, &c->cap_rows, sizeof(r), &r);
+	if (!v)
+		return -ENOMEM;
+	c->rows = v;
+	return 0;
+}
+
+static int take_step(struct gp_chart *c, const struct rl_field *f)
+{
+	struct gp_step *s = c->step;
+
+	if (!s && !(s = c->step = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	free(s->kernel), free(s->from), free(s->to), free(s->class), free(s->levels);
+	s->kernel = dup_field(f, "kernel");
+	s->from = dup_field(f, "from");
+	s->to = dup_field(f, "to");
+	s->class = dup_field(f, "class");
+	s->levels = dup_field(f, "levels");
+	s->ai_change = field_num(f, "ai_change_pct");
+	s->gflops_change = field_num(f, "gflops_change_pct");
+	return s->kernel && s->from && s->to && s->class && s->levels ? 0 : -ENOMEM;
+}
+
+int gp_findings_take(struct gp_chart *c, const char *kind, const struct rl_field *f)
+{
+	if (strcmp(kind, "fleet_gpu") == 0)
+		return take_row(c, GP_FLEET, f);
+	if (strcmp(kind, "gpu_night") == 0)
+		return take_row(c, GP_GPU_HISTORY, f);
+	if (strcmp(kind, "trajectory_step") == 0)
+		return take_step(c, f);
+	if (strcmp(kind, "fleet_summary") == 0 && !c->night && rl_field_get(f, "night"))
+		return (c->night = dup_field(f, "night")) ? 0 : -ENOMEM;
+	return 0;
+}
+
+size_t gp_findings_rows(const struct gp_chart *c, int mode)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		n += c->rows[i].mode == mode;
+	return n;
+}
+
+static bool wanted(const struct gp_chart *c, const struct gp_gpurow *r)
+{
+	const struct rl_strlist *l = &c->cfg->ceilings;
+
+	if (r->mode != c->mode)
+		return false;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], c->ceilings.v[r->ceiling]) == 0)
+			return true;
+	return l->n == 0;
+}
+
+int gp_findings_check(struct gp_chart *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		if (wanted(c, &c->rows[i]))
+			c->rows[k++] = c->rows[i];
+	c->nrows = k;
+	if (k)
+		return 0;
+	rl_error(c->ctx, "nothing to draw: no usable `%s` record%s in the inputs (%ld unusable)",
+		 c->mode == GP_FLEET ? "fleet_gpu" : "gpu_night",
+		 c->cfg->ceilings.n ? " of the ceilings asked for" : "", c->skipped);
+	return -ENODATA;
+}
+
+void gp_findings_release(struct gp_chart *c)
+{
+	for (size_t i = 0; c->units && i < c->ceilings.n; i++)
+		free(c->units[i]); /* grown with ceilings, or NULL: see grow_units */
+	free(c->units);
+	free(c->rows);
+	free(c->night);
+	free(c->uuid);
+	if (c->step) {
+		free(c->step->kernel), free(c->step->from), free(c->step->to);
+		free(c->step->class), free(c->step->levels);
+	}
+	free(c->step);
+}
+
+/* ---- order: panels by ceiling, GPUs by node ----------------------------------------- */
+
+/* Compute ceilings first (CUDA cores, then tensor), then memory, top down;
+ * names not listed after them, alphabetically. */
+static int ceiling_rank(const char *name)
+{
+	static const char *const order[] = {
+		"fp64_fma", "fp64_add", "fp32_fma", "fp32_add", "fp16_fma", "fp16_add",
+		"tc_fp64", "tc_tf32", "tc_fp16", "tc_bf16", "tc_fp8", "tc_int8",
+		"l1", "shared", "l2", "hbm_triad", "hbm_read", "hbm_write", "hbm", "dram",
+	};
+	int n = (int)(sizeof(order) / sizeof(order[0]));
+	int i = gp_name_index(order, n, name);
+
+	return i < 0 ? n : i;
+}
+
+static const struct gp_chart *sort_chart; /* qsort has no argument */
+
+static int by_ceiling(const void *a, const void *b)
+{
+	const char *x = sort_chart->ceilings.v[*(const size_t *)a];
+	const char *y = sort_chart->ceilings.v[*(const size_t *)b];
+	int d = ceiling_rank(x) - ceiling_rank(y);
+
+	return d ? d : strcmp(x, y);
+}
+
+static int by_gpu(const void *a, const void *b)
+{
+	return strverscmp(sort_chart->gpus.v[*(const size_t *)a],
+			  sort_chart->gpus.v[*(const size_t *)b]);
+}
+
+static int by_night(const void *a, const void *b)
+{
+	double x = ((const struct gp_gpurow *)a)->t, y = ((const struct gp_gpurow *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/* A permutation of 0..n-1 sorted by cmp; NULL when out of memory. */
+static size_t *sorted(const struct gp_chart *c, size_t n, int (*cmp)(const void *, const void *))
+{
+	size_t *v = malloc((n + 1) * sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = i;
+	sort_chart = c;
+	if (v)
+		qsort(v, n, sizeof(*v), cmp);
+	return v;
+}
+
+/* ---- the files ---------------------------------------------------------------------- */
+
+struct fdraw {
+	struct gp_chart *c;
+	const char *base;
+	size_t *panels, npanels; /* ceilings in panel order */
+	size_t *xpos;            /* fleet: per GPU, its x position */
+	int cols, rows;
+	bool *flagged;           /* per panel: has a flagged row */
+	double *ylo, *yhi;       /* fleet: per panel */
+	double *scale;           /* gpu_history: per panel, 1e9, 1e12 or 1e15 */
+};
+
+static FILE *open_out(const struct fdraw *d, const char *suffix)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s%s", d->c->ctx->out_dir, d->base, suffix);
+	return fopen(path, "w");
+}
+
+static int close_out(FILE *f)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* fleet.dat: per panel two blocks, every GPU (x pct label) and the flagged
+ * ones (x pct "label pct%"); a first NaN row keeps an empty block valid. */
+static void write_fleet_data(struct fdraw *d, FILE *f)
+{
+	const struct gp_chart *c = d->c;
+	char label[300];
+
+	for (size_t p = 0; p < d->npanels; p++) {
+		double lo = 100, hi = 100;
+
+		for (int flagged = 0; flagged < 2; flagged++) {
+			fputs("NaN NaN \"\"\n", f);
+			for (size_t i = 0; i < c->nrows; i++) {
+				const struct gp_gpurow *r = &c->rows[i];
+
+				if (r->ceiling != d->panels[p] || (flagged && !r->flagged))
+					continue;
+				lo = fmin(lo, r->pct), hi = fmax(hi, r->pct);
+				d->flagged[p] |= r->flagged;
+				if (flagged)
+					snprintf(label, sizeof(label), "%s %.1f%%", c->gpus.v[r->gpu], r->pct);
+				fprintf(f, "%zu %.6g ", d->xpos[r->gpu], r->pct);
+				gp_text_data_quote(f, flagged ? label : c->gpus.v[r->gpu]);
+				fputc('\n', f);
+			}
+			fputs("\n\n", f);
+		}
+		hi = fmax(hi - lo, 2.0); /* the span; room for the key and the names */
+		d->ylo[p] = lo - 0.45 * hi, d->yhi[p] = lo + 1.5 * hi;
+	}
+}
+
+/* gpu_history.dat: a block per panel, by night: t lo hi median value flagged. */
+static void write_night_data(struct fdraw *d, FILE *f)
+{
+	struct gp_chart *c = d->c;
+
+	qsort(c->rows, c->nrows, sizeof(*c->rows), by_night);
+	for (size_t p = 0; p < d->npanels; p++) {
+		double top = 0;
+
+		for (size_t i = 0; i < c->nrows; i++)
+			if (c->rows[i].ceiling == d->panels[p])
+				top = fmax(top, fmax(c->rows[i].value, c->rows[i].hi));
+		d->scale[p] = top >= 1e15 ? 1e15 : top >= 1e12 ? 1e12 : 1e9;
+		for (size_t i = 0; i < c->nrows; i++) {
+			const struct gp_gpurow *r = &c->rows[i];
+			double s = d->scale[p];
+
+			if (r->ceiling != d->panels[p])
+				continue;
+			d->flagged[p] |= r->flagged;
+			fprintf(f, "%.0f %.6g %.6g %.6g %.6g %d\n", r->t, r->lo / s, r->hi / s,
+				r->median / s, r->value / s, r->flagged);
+		}
+		fputs("\n\n", f);
+	}
+}
+
+static void panel_title(FILE *f, const char *ceiling)
+{
+	char t[128];
+
+	gp_text_roof_title(ceiling, t, sizeof(t));
+	fputs("set title ", f);
+	gp_text_script_quote(f, t);
+	fputs(" noenhanced font ',10' offset 0,-0.6\n", f);
+}
+
+static void fleet_panel(const struct fdraw *d, FILE *f, size_t p)
+{
+	const char *b = d->base;
+	size_t all = 2 * p, fl = 2 * p + 1;
+	bool names = d->c->gpus.n <= XTIC_GPUS_MAX;
+
+	panel_title(f, d->c->ceilings.v[d->panels[p]]);
+	fprintf(f, "set yrange [%.6g:%.6g]\n", d->ylo[p], d->yhi[p]);
+	fprintf(f, p == 0 ? "set key top left horizontal samplen 1 font ',8' opaque\n" : "unset key\n");
+	fprintf(f, "plot 100 with lines dt 2 lw 1 lc rgb '#555555' title 'median of its model', \\\n"
+		"     '%s.dat' index %zu using 1:(100):(0):($2-100) with vectors nohead lw 1.5 "
+		"lc rgb '#9cb8d0' notitle, \\\n"
+		"     '%s.dat' index %zu using 1:2%s with points pt 7 ps 0.9 lc rgb '" BLUE "' "
+		"title 'GPU'", b, all, b, all, names ? ":xtic(3)" : "");
+	if (d->flagged[p])
+		fprintf(f, ", \\\n     '%s.dat' index %zu using 1:2 with points pt 11 ps 2 "
+			"lc rgb '" VERMILLION "' title 'flagged', \\\n"
+			"     '%s.dat' index %zu using 1:2:3 with labels offset char 0,-1.5 "
+			"font ',8' tc rgb '" VERMILLION "' noenhanced notitle", b, fl, b, fl);
+	fputc('\n', f);
+}
+
+static void night_panel(const struct fdraw *d, FILE *f, size_t p)
+{
+	const char *b = d->base, *unit = d->c->units ? d->c->units[d->panels[p]] : "";
+	double s = d->scale[p];
+	char u[64];
+
+	panel_title(f, d->c->ceilings.v[d->panels[p]]);
+	gp_text_plain(unit, u, sizeof(u));
+	fprintf(f, "set ylabel '%s%s' font ',8'\n", s >= 1e15 ? "P" : s >= 1e12 ? "T" : "G",
+		*u ? u : "/s");
+	fprintf(f, p == 0 ? "set key bottom left horizontal samplen 1 font ',8' opaque\n" : "unset key\n");
+	fprintf(f, "plot '%s.dat' index %zu using 1:2:3 with filledcurves fc rgb '" SKY "' "
+		"fs transparent solid 0.35 noborder title 'fleet min-max', \\\n"
+		"     '%s.dat' index %zu using 1:4 with lines dt 2 lw 1.5 lc rgb '" BLUE "' "
+		"title 'fleet median', \\\n"
+		"     '%s.dat' index %zu using 1:5 with linespoints pt 7 ps 0.8 lw 1.5 "
+		"lc rgb '#000000' title 'this GPU'", b, p, b, p, b, p);
+	if (d->flagged[p])
+		fprintf(f, ", \\\n     '%s.dat' index %zu using 1:($6 > 0 ? $5 : NaN) with points "
+			"pt 11 ps 2 lc rgb '" VERMILLION "' title 'flagged'", b, p);
+	fputc('\n', f);
+}
+
+static size_t count_flagged_gpus(const struct gp_chart *c)
+{
+	size_t n = 0;
+
+	for (size_t g = 0; g < c->gpus.n; g++)
+		for (size_t i = 0; i < c->nrows; i++)
+			if (c->rows[i].gpu == g && c->rows[i].flagged) {
+				n++;
+				break;
+			}
+	return n;
+}
+
+static void chart_title(const struct fdraw *d, char *buf, size_t cap)
+{
+	const struct gp_chart *c = d->c;
+	char gpu[128], night[64], uuid[128], name[256];
+
+	gp_text_plain(c->gpu_name ? c->gpu_name : "GPU", gpu, sizeof(gpu));
+	gp_text_plain(c->night ? c->night : "", night, sizeof(night));
+	if (c->cfg->title) {
+		snprintf(buf, cap, "%s", c->cfg->title);
+	} else if (c->mode == GP_FLEET) {
+		snprintf(buf, cap, "The fleet%s%s: each GPU's ceilings as %% of its model's median"
+			 " - %s, %zu GPUs, %zu flagged", *night ? " on " : " tonight", night, gpu,
+			 c->gpus.n, count_flagged_gpus(c));
+	} else {
+		gp_text_plain(c->gpus.n ? c->gpus.v[0] : "", name, sizeof(name));
+		gp_text_plain(c->uuid ? c->uuid : "", uuid, sizeof(uuid));
+		snprintf(buf, cap, "%s (%s, %s): its ceilings over the nights, and its fleet's"
+			 " median and min-max", uuid, name, gpu);
+	}
+}
+
+static void write_script(const struct fdraw *d, FILE *f)
+{
+	const struct gp_chart *c = d->c;
+	const struct gp_config *cfg = c->cfg;
+	char title[512];
+
+	chart_title(d, title, sizeof(title));
+	fprintf(f, "# rooflined gnuplot chart '%s' (generated; data in %s.dat)\n"
+		"set encoding utf8\nset grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\n", d->base, d->base);
+	if (c->mode == GP_FLEET) {
+		fprintf(f, "set xrange [-0.7:%.1f]\nset ylabel '%% of median' font ',8'\n",
+			(double)c->gpus.n - 0.3);
+		fputs(c->gpus.n <= XTIC_GPUS_MAX ? "set xtics rotate by 90 right font ',7' nomirror\n"
+						   : "set xtics format ''\n", f);
+	} else {
+		double t0 = c->rows[0].t, t1 = c->rows[c->nrows - 1].t;
+
+		fputs("set xdata time\nset timefmt '%s'\nset format x '%m-%d'\n"
+		      "set xtics rotate by 45 right font ',8' nomirror\n", f);
+		if (t1 - t0 < 86400) /* a night or two: a day either side */
+			fprintf(f, "set xrange ['%.0f':'%.0f']\n", t0 - 86400, t1 + 86400);
+	}
+	for (size_t i = 0; i < cfg->formats.n; i++) {
+		gp_draw_terminal(f, cfg->formats.v[i], d->base, cfg->width, c->out_height);
+		fprintf(f, "set multiplot layout %d,%d title ", d->rows, d->cols);
+		gp_text_script_quote(f, title);
+		fputs(" noenhanced font ',13'\n", f);
+		for (size_t p = 0; p < d->npanels; p++)
+			(c->mode == GP_FLEET ? fleet_panel : night_panel)(d, f, p);
+		fputs("unset multiplot\n", f);
+	}
+	fputs("unset output\n", f);
+}
+
+/* The panels (ceilings in order), the GPUs' x positions, the layout. */
+static int plan(struct fdraw *d)
+{
+	struct gp_chart *c = d->c;
+	size_t *order;
+	size_t used = 0;
+
+	if (!(order = sorted(c, c->ceilings.n, by_ceiling)))
+		return -ENOMEM;
+	d->panels = order;
+	for (size_t i = 0; i < c->ceilings.n; i++) /* ceilings left with rows */
+		for (size_t r = 0; r < c->nrows; r++)
+			if (c->rows[r].ceiling == order[i]) {
+				order[used++] = order[i];
+				break;
+			}
+	d->npanels = used;
+	d->cols = used <= 1 ? 1 : used <= 4 ? 2 : 3;
+	d->rows = (int)((used + (size_t)d->cols - 1) / (size_t)d->cols);
+	c->out_height = c->cfg->height;
+	if (c->out_height < 60 + PANEL_MIN_PX * (long)d->rows)
+		c->out_height = 60 + PANEL_MIN_PX * (long)d->rows;
+	if (!(order = sorted(c, c->gpus.n, by_gpu)) ||
+	    !(d->xpos = malloc((c->gpus.n + 1) * sizeof(size_t)))) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->gpus.n; i++)
+		d->xpos[order[i]] = i;
+	free(order);
+	d->flagged = calloc(used + 1, sizeof(bool));
+	d->ylo = calloc(used + 1, sizeof(double));
+	d->yhi = calloc(used + 1, sizeof(double));
+	d->scale = calloc(used + 1, sizeof(double));
+	return d->flagged && d->ylo && d->yhi && d->scale ? 0 : -ENOMEM;
+}
+
+int gp_findings_write(struct gp_chart *c)
+{
+	struct fdraw d = { .c = c, .base = gp_mode_names[c->mode] };
+	FILE *f = NULL;
+	int rc = plan(&d);
+
+	if (rc == 0 && !(f = open_out(&d, ".dat")))
+		rc = -errno;
+	if (rc == 0) {
+		if (c->mode == GP_FLEET)
+			write_fleet_data(&d, f);
+		else
+			write_night_data(&d, f);
+		rc = close_out(f);
+	}
+	if (rc == 0 && !(f = open_out(&d, ".gp")))
+		rc = -errno;
+	if (rc == 0) {
+		write_script(&d, f);
+		rc = close_out(f);
+	}
+	free(d.panels), free(d.xpos), free(d.flagged);
+	free(d.ylo), free(d.yhi), free(d.scale);
+	return rc;
+}
