@@ -4,9 +4,15 @@
  * what PostgreSQL holds: the runs' `point` and `roof` records are written as
  * record files and the gnuplot plugin draws them, run by roofline-job as the
  * user who typed the command, exactly as a pipeline's chart step would.
+ *
+ * roofline plot --gpu UUID and --trajectory KERNEL draw the findings' charts
+ * the same way from the records plot_series.c writes: a GPU's ceilings over
+ * the nights in its fleet's band (mode gpu_history), a kernel's points over
+ * its runs with the last step's class (mode trajectory).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,7 @@
 
 #include "cli.h"
 #include "cli_db.h"
+#include "plot_series.h"
 #include "records.h"
 #include "util.h"
 
@@ -24,13 +31,28 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: roofline plot [--baseline RUN]... [--format png|svg]... [--out DIR] RUN\n"
+		"       roofline plot --gpu UUID [--pipeline NAME] [--nights N] [...]\n"
+		"       roofline plot --trajectory KERNEL [--pipeline NAME] [--runs N] [...]\n"
 		"\n"
 		"Draws RUN's hierarchical roofline chart from the database (the points\n"
 		"of its analysis step).  With --baseline, the baseline runs and RUN go\n"
 		"on one chart, one colour per run, with arrows from each run's points\n"
 		"to the next (oldest baseline first).  Writes DIR/roofline.png and\n"
 		"roofline.svg (or compare.*), default DIR ./roofline-plot-RUN, and\n"
-		"prints their paths.\n");
+		"prints DIR.\n"
+		"\n"
+		"--gpu: the GPU's measured ceilings over its latest N nights (default 30)\n"
+		"of the pipeline (default: the latest that measured it), a panel per\n"
+		"ceiling, in the band of its model's fleet each night (median, min-max);\n"
+		"nights a finding flagged it are marked.  DIR/gpu_history.png, .svg;\n"
+		"default DIR ./roofline-plot-gpu.\n"
+		"--trajectory: the kernel's points (its primary precision, each level)\n"
+		"over its latest N runs (default 10) of the pipeline (default: its\n"
+		"latest run's), joined in order under the latest run's roofs; the last\n"
+		"step is labelled with its class (the rule of `roofline regressions`,\n"
+		"against the run before).  DIR/trajectory.png, .svg; default DIR\n"
+		"./roofline-plot-trajectory.\n"
+		"Only your own runs and the facility's are seen.\n");
 }
 
 struct emit_state {
@@ -157,16 +179,78 @@ out:
 	return rc;
 }
 
+/* --gpu, --trajectory: records from plot_series.c into DIR/data, drawn
+ * by the plugin in the given mode. */
+static int plot_series(struct db *db, const char *what, const char *subject,
+		       const char *pipeline, long n, char **formats, int nf, const char *out)
+{
+	bool gpu = strcmp(what, "gpu") == 0;
+	char *dir = xasprintf("%s/data", out), *exe = util_exe_dir(), *owned[8];
+	char *argv[16];
+	int a = 0, o = 0, runs = 0, rc;
+
+	rc = gpu ? plot_series_gpu(db, subject, pipeline, n, dir)
+		 : plot_series_trajectory(db, subject, pipeline, n, dir, &runs);
+	if (rc == -ENOENT)
+		fprintf(stderr, "roofline plot: %s '%s': nothing of yours or the facility's%s%s\n",
+			gpu ? "no measured ceiling of GPU" : "no roofline point of kernel", subject,
+			pipeline ? " in pipeline " : "", pipeline ? pipeline : "");
+	else if (rc == 0 && !gpu && runs < 2)
+		fprintf(stderr, "roofline plot: kernel '%s' has one run: a trajectory of one point\n",
+			subject);
+	if (rc < 0)
+		goto out;
+	argv[a++] = owned[o++] = xasprintf("%s/roofline-job", exe ? exe : ".");
+	argv[a++] = "--run";
+	argv[a++] = "gnuplot";
+	argv[a++] = "--out";
+	argv[a++] = owned[o++] = xstrdup(out);
+	argv[a++] = "--input";
+	argv[a++] = owned[o++] = xasprintf("%s=%s", what, dir);
+	argv[a++] = gpu ? "mode=gpu_history" : "mode=trajectory";
+	for (int i = 0; i < nf; i++)
+		argv[a++] = owned[o++] = xasprintf("formats=%s", formats[i]);
+	argv[a] = NULL;
+	rc = draw(argv) == 0 ? 0 : -1;
+	if (rc == 0)
+		printf("%s\n", out);
+out:
+	while (o > 0)
+		free(owned[--o]);
+	free(dir);
+	free(exe);
+	return rc == 0 ? CLI_OK : CLI_FAILED;
+}
+
+/* A count option (1-10000); -1 after saying what is wrong. */
+static long count_arg(const char *opt, const char *text)
+{
+	long v;
+
+	if (util_parse_long(text, &v) < 0 || v < 1 || v > 10000) {
+		fprintf(stderr, "roofline plot: %s: expected a count 1-10000, got '%s'\n", opt, text);
+		return -1;
+	}
+	return v;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "trajectory", required_argument, NULL, 't' },
+		{ "pipeline", required_argument, NULL, 'p' },
+		{ "nights", required_argument, NULL, 'n' },
+		{ "runs", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *runs[PLOT_MAX_RUNS + 1], *formats[2], *out = NULL;
+	const char *gpu = NULL, *kernel = NULL, *pipeline = NULL;
+	long nights = 30, nruns = 10;
 	int n = 0, nf = 0, c, rc;
 	struct db *db;
 
@@ -186,11 +270,32 @@ int cmd_plot(int argc, char **argv)
 			formats[nf++] = optarg;
 			break;
 		case 'o': out = optarg; break;
+		case 'g': gpu = optarg; break;
+		case 't': kernel = optarg; break;
+		case 'p': pipeline = optarg; break;
+		case 'n': if ((nights = count_arg("--nights", optarg)) < 0) return CLI_USAGE; break;
+		case 'r': if ((nruns = count_arg("--runs", optarg)) < 0) return CLI_USAGE; break;
 		case 'h': usage(stdout); return CLI_OK;
 		default: usage(stderr); return CLI_USAGE;
 		}
 	}
-	if (argc - optind != 1 || cli_run_id("plot", argv[optind]) < 0) {
+	if (gpu || kernel) {
+		if ((gpu && kernel) || n || argc != optind) {
+			usage(stderr);
+			return CLI_USAGE;
+		}
+		if (!(db = cli_db_connect("plot")))
+			return CLI_FAILED;
+		char *dir = out ? xstrdup(out) : xstrdup(gpu ? "roofline-plot-gpu"
+							      : "roofline-plot-trajectory");
+
+		rc = plot_series(db, gpu ? "gpu" : "trajectory", gpu ? gpu : kernel, pipeline,
+				 gpu ? nights : nruns, formats, nf, dir);
+		free(dir);
+		db_close(db);
+		return rc;
+	}
+	if (pipeline || argc - optind != 1 || cli_run_id("plot", argv[optind]) < 0) {
 		usage(stderr);
 		return CLI_USAGE;
 	}
