@@ -32,6 +32,7 @@ struct draw {
 	struct gp_chart *c;
 	const char *base;     /* file names: base.gp, base.points.dat, ... */
 	struct gp_layout lo;
+	bool step_left;       /* trajectory: the label ends at its point */
 };
 
 /* ---- colours and key titles ------------------------------------------------- */
@@ -271,7 +272,7 @@ static int write_kernel_key(const struct draw *d)
 /* base.step.dat (trajectory): the last step's class as a label at the
  * last series' point of the rightmost level, "gpp_v1<...>: dropped (run 41
  * -> run 42: GFLOP/s -5.2 %, AI +0.1 % at dram)". */
-static int write_step(const struct draw *d)
+static int write_step(struct draw *d)
 {
 	const struct gp_chart *c = d->c;
 	const struct gp_point *at = NULL;
@@ -291,6 +292,8 @@ static int write_step(const struct draw *d)
 		 st->levels[0] ? " at " : "", st->levels);
 	if (!(f = open_file(d, ".step.dat")))
 		return -errno;
+	/* in the right half of the (log) AI axis, the text goes left of it */
+	d->step_left = log(at->ai / c->xmin) > 0.5 * log(c->xmax / c->xmin);
 	fprintf(f, "%.9g %.9g ", at->ai, at->gflops);
 	gp_text_data_quote(f, text);
 	fputc('\n', f);
@@ -444,9 +447,10 @@ static void plot_roofline(const struct draw *d, FILE *f)
 		clause(f, &n), fprintf(f, "'%s.points.dat' index 3 using 1:2:3 with labels "
 				       "offset char 0.8,0.7 font ',8' tc rgb '#202020' notitle", b);
 	if (c->mode == GP_TRAJECTORY && c->step)
-		clause(f, &n), fprintf(f, "'%s.step.dat' using 1:2:3 with labels left "
-				       "offset char 1.2,-1.4 font ',11' tc rgb '#000000' noenhanced "
-				       "notitle", b);
+		clause(f, &n), fprintf(f, "'%s.step.dat' using 1:2:3 with labels boxed %s "
+				       "offset char %s,-1.4 font ',11' tc rgb '#000000' noenhanced "
+				       "notitle", b, d->step_left ? "right" : "left",
+				       d->step_left ? "-1.2" : "1.2");
 	for (int l = 0; l < GP_N_LEVELS; l++)
 		if (has_points(c, l))
 			clause(f, &n), fprintf(f, "keyentry with points pt %d ps 1.3 lc rgb '#505050' "
@@ -537,6 +541,8 @@ static int write_roofline(struct draw *d)
 			"set format x '10^{%%T}'\nset format y '10^{%%T}'\n"
 			"set xlabel 'Arithmetic intensity (FLOP/byte)'\n"
 			"set ylabel 'Performance (GFLOP/s)'\n", c->xmin, c->xmax, c->ymin, c->ymax);
+		if (c->mode == GP_TRAJECTORY) /* the step's label over the roofs */
+			fputs("set style textbox opaque noborder\n", f[0]);
 		script_outputs(d, f[0], plot_roofline);
 		rc = close_file(f[0]);
 	}

@@ -266,18 +266,32 @@ static int close_out(FILE *f)
 	return 0;
 }
 
-/* fleet.dat: per panel two blocks, every GPU (x pct label) and the flagged
- * ones (x pct "label pct%"); a first NaN row keeps an empty block valid. */
+static const size_t *sort_xpos; /* by_x: the GPUs' x positions */
+
+static int by_x(const void *a, const void *b)
+{
+	const struct gp_gpurow *x = a, *y = b;
+	size_t i = sort_xpos[x->gpu], j = sort_xpos[y->gpu];
+
+	return (i > j) - (i < j);
+}
+
+/* fleet.dat: per panel two blocks, every GPU (x pct label) in x order and
+ * the flagged ones (x pct "label pct%", after a NaN row that keeps an empty
+ * block valid). */
 static void write_fleet_data(struct fdraw *d, FILE *f)
 {
-	const struct gp_chart *c = d->c;
+	struct gp_chart *c = d->c;
 	char label[300];
 
+	sort_xpos = d->xpos;
+	qsort(c->rows, c->nrows, sizeof(*c->rows), by_x);
 	for (size_t p = 0; p < d->npanels; p++) {
 		double lo = 100, hi = 100;
 
 		for (int flagged = 0; flagged < 2; flagged++) {
-			fputs("NaN NaN \"\"\n", f);
+			if (flagged)
+				fputs("NaN NaN \"\"\n", f);
 			for (size_t i = 0; i < c->nrows; i++) {
 				const struct gp_gpurow *r = &c->rows[i];
 
@@ -293,9 +307,31 @@ static void write_fleet_data(struct fdraw *d, FILE *f)
 			}
 			fputs("\n\n", f);
 		}
-		hi = fmax(hi - lo, 2.0); /* the span; room for the key and the names */
-		d->ylo[p] = lo - 0.45 * hi, d->yhi[p] = lo + 1.5 * hi;
+		hi = fmax(hi - lo, 10.0); /* the span, 10 % at least; room for the key */
+		d->ylo[p] = lo - 0.25 * hi, d->yhi[p] = lo + 1.5 * hi;
 	}
+}
+
+/* Panel p's y range (scaled): the GPU and its band, a span of 4 % of the
+ * top at least, room below for the markers and above for the key. */
+static void night_range(struct fdraw *d, size_t p)
+{
+	const struct gp_chart *c = d->c;
+	double lo = INFINITY, hi = -INFINITY, span;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct gp_gpurow *r = &c->rows[i];
+
+		if (r->ceiling != d->panels[p])
+			continue;
+		lo = fmin(lo, r->value), hi = fmax(hi, r->value);
+		if (isfinite(r->lo))
+			lo = fmin(lo, r->lo), hi = fmax(hi, r->hi);
+	}
+	span = fmax(hi - lo, 0.04 * fabs(hi));
+	span = span > 0 ? span : 1;
+	d->ylo[p] = (lo - 0.2 * span) / d->scale[p];
+	d->yhi[p] = (hi + 0.5 * span) / d->scale[p];
 }
 
 /* gpu_history.dat: a block per panel, by night: t lo hi median value flagged. */
@@ -311,6 +347,7 @@ static void write_night_data(struct fdraw *d, FILE *f)
 			if (c->rows[i].ceiling == d->panels[p])
 				top = fmax(top, fmax(c->rows[i].value, c->rows[i].hi));
 		d->scale[p] = top >= 1e15 ? 1e15 : top >= 1e12 ? 1e12 : 1e9;
+		night_range(d, p);
 		for (size_t i = 0; i < c->nrows; i++) {
 			const struct gp_gpurow *r = &c->rows[i];
 			double s = d->scale[p];
@@ -352,8 +389,8 @@ static void fleet_panel(const struct fdraw *d, FILE *f, size_t p)
 	if (d->flagged[p])
 		fprintf(f, ", \\\n     '%s.dat' index %zu using 1:2 with points pt 11 ps 2 "
 			"lc rgb '" VERMILLION "' title 'flagged', \\\n"
-			"     '%s.dat' index %zu using 1:2:3 with labels offset char 0,-1.5 "
-			"font ',8' tc rgb '" VERMILLION "' noenhanced notitle", b, fl, b, fl);
+			"     '%s.dat' index %zu using 1:2:3 with labels left offset char 1.2,0 "
+			"font ',9' tc rgb '" VERMILLION "' noenhanced notitle", b, fl, b, fl);
 	fputc('\n', f);
 }
 
@@ -364,9 +401,12 @@ static void night_panel(const struct fdraw *d, FILE *f, size_t p)
 	char u[64];
 
 	panel_title(f, d->c->ceilings.v[d->panels[p]]);
-	gp_text_plain(unit, u, sizeof(u));
-	fprintf(f, "set ylabel '%s%s' font ',8'\n", s >= 1e15 ? "P" : s >= 1e12 ? "T" : "G",
-		*u ? u : "/s");
+	if (!strcmp(unit, "FLOP/s") || !strcmp(unit, "B/s") || !strcmp(unit, "OP/s"))
+		snprintf(u, sizeof(u), "%s", unit);
+	else /* not one of ours: plain text only */
+		gp_text_plain(unit, u, sizeof(u));
+	fprintf(f, "set ylabel '%s%s' font ',8'\nset yrange [%.6g:%.6g]\n",
+		s >= 1e15 ? "P" : s >= 1e12 ? "T" : "G", *u ? u : "/s", d->ylo[p], d->yhi[p]);
 	fprintf(f, p == 0 ? "set key bottom left horizontal samplen 1 font ',8' opaque\n" : "unset key\n");
 	fprintf(f, "plot '%s.dat' index %zu using 1:2:3 with filledcurves fc rgb '" SKY "' "
 		"fs transparent solid 0.35 noborder title 'fleet min-max', \\\n"
@@ -403,14 +443,20 @@ static void chart_title(const struct fdraw *d, char *buf, size_t cap)
 	if (c->cfg->title) {
 		snprintf(buf, cap, "%s", c->cfg->title);
 	} else if (c->mode == GP_FLEET) {
-		snprintf(buf, cap, "The fleet%s%s: each GPU's ceilings as %% of its model's median"
-			 " - %s, %zu GPUs, %zu flagged", *night ? " on " : " tonight", night, gpu,
+		snprintf(buf, cap, "The fleet%s%.40s: each GPU's ceilings as %% of its model's median"
+			 " - %.80s, %zu GPUs, %zu flagged", *night ? " on " : " tonight", night, gpu,
 			 c->gpus.n, count_flagged_gpus(c));
 	} else {
-		gp_text_plain(c->gpus.n ? c->gpus.v[0] : "", name, sizeof(name));
+		const char *g = c->gpus.n ? c->gpus.v[0] : "", *slash = strrchr(g, '/');
+		char where[300];
+
+		/* "rl-node2/1" -> "rl-node2 GPU 1": the slash is not plain text */
+		snprintf(where, sizeof(where), "%.*s%s%s", slash ? (int)(slash - g) : (int)strlen(g),
+			 g, slash ? " GPU " : "", slash ? slash + 1 : "");
+		gp_text_plain(where, name, sizeof(name));
 		gp_text_plain(c->uuid ? c->uuid : "", uuid, sizeof(uuid));
-		snprintf(buf, cap, "%s (%s, %s): its ceilings over the nights, and its fleet's"
-			 " median and min-max", uuid, name, gpu);
+		snprintf(buf, cap, "%.80s (%.60s) - %.60s: each night, and its fleet's median and"
+			 " min-max", name, uuid, gpu);
 	}
 }
 
@@ -433,14 +479,20 @@ static void write_script(const struct fdraw *d, FILE *f)
 
 		fputs("set xdata time\nset timefmt '%s'\nset format x '%m-%d'\n"
 		      "set xtics rotate by 45 right font ',8' nomirror\n", f);
-		if (t1 - t0 < 86400) /* a night or two: a day either side */
-			fprintf(f, "set xrange ['%.0f':'%.0f']\n", t0 - 86400, t1 + 86400);
+		double pad = t1 > t0 ? 0.04 * (t1 - t0) : 86400;
+
+		double days = ceil((t1 - t0) / 86400 / 10);
+
+		/* every panel the same nights, and one night is a range too; a
+		 * tic per night, or per few nights (ten at most) */
+		fprintf(f, "set xrange ['%.0f':'%.0f']\nset xtics %.0f\n", t0 - pad, t1 + pad,
+			86400 * fmax(days, 1));
 	}
 	for (size_t i = 0; i < cfg->formats.n; i++) {
 		gp_draw_terminal(f, cfg->formats.v[i], d->base, cfg->width, c->out_height);
 		fprintf(f, "set multiplot layout %d,%d title ", d->rows, d->cols);
 		gp_text_script_quote(f, title);
-		fputs(" noenhanced font ',13'\n", f);
+		fputs(" noenhanced font ',12'\n", f);
 		for (size_t p = 0; p < d->npanels; p++)
 			(c->mode == GP_FLEET ? fleet_panel : night_panel)(d, f, p);
 		fputs("unset multiplot\n", f);
