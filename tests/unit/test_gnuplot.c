@@ -8,7 +8,9 @@
  *
  * Checked: the files (PNG magic, SVG text with the roof labels, values and
  * kernel names), the chart records, 50 kernels with long templated names, the
- * comparison of the GPP versions, the history, what gnuplot said (nothing),
+ * comparison of the GPP versions, the history, the findings' charts (the
+ * fleet, a GPU's nights, a kernel's trajectory: records written by the real
+ * pipelines in tests/integration/charts-findings.t), what gnuplot said (nothing),
  * failures (gnuplot missing or failing, nothing to draw, bad options), and
  * injection: kernel, GPU, series and node names and the title that try to
  * run commands or redirect the output do nothing and the chart is made.
@@ -154,6 +156,24 @@ static char *slurp(const struct world *w, const char *name, size_t *len)
 	fclose(f);
 	if (len)
 		*len = (size_t)n;
+	return buf;
+}
+
+/* A file of the repository, whole; caller frees. */
+static char *slurp_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("no file %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
 	return buf;
 }
 
@@ -437,6 +457,126 @@ static void test_history(void **state)
 	assert_non_null(strstr(w->h.log.buf, "1 trend records of other kernels"));
 }
 
+/* ---- the findings' charts (issue 11) ------------------------------------------------ */
+
+/* The fleet plugin's records of a replayed night (fleet-findings: 4 nodes x 2
+ * GPUs, rl-node2/1's HBM triad perturbed -12 %, labelled synthetic; see the
+ * fixtures' README): a panel per ceiling, the flagged GPU named. */
+static void test_fleet(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = {
+		"rl-node2/1 88.0%", ">HBM<", ">FP64 FMA<", ">L2<", "median of its model",
+		"flagged", ">rl-node1/0<", ">rl-node4/1<", "8 GPUs, 1 flagged", NULL };
+	char *svg, *gp;
+
+	NEED_GNUPLOT();
+	input(w, "fleet", FIX "/fleet-findings.records.tsv");
+	assert_int_equal(run(w), RL_OK);
+	assert_png(w, "fleet.png");
+	assert_svg_has(w, "fleet.svg", want);
+	assert_quiet_gnuplot(w);
+	assert_string_equal(emitted(w, "chart", 0, "kind"), "fleet");
+	assert_string_equal(emitted(w, "chart", 0, "series"), "18");
+	assert_string_equal(emitted(w, "chart", 0, "kernels"), "8");
+	assert_string_equal(emitted(w, "chart", 0, "points"), "144");
+	assert_string_equal(emitted(w, "chart", 0, "key"), "");
+	assert_string_equal(emitted(w, "chart", 0, "height"), "1320");
+	svg = slurp(w, "fleet.svg", NULL);
+	/* the flagged GPU is the only one named with its % */
+	assert_null(strstr(strstr(svg, "rl-node2/1 88.0%") + 1, "rl-node2/1 88.0%"));
+	assert_null(strstr(svg, "rl-node1/0 100"));
+	free(svg);
+	gp = slurp(w, "fleet.gp", NULL);
+	assert_null(strstr(gp, "rl-node")); /* names travel in the data only */
+	assert_int_equal(count_lines(gp, "set multiplot layout 6,3"), 2);
+	free(gp);
+}
+
+/* The `ceilings` option picks the panels. */
+static void test_fleet_ceilings(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = { ">HBM<", ">FP64 FMA<", "rl-node2/1 88.0%", NULL };
+	char *svg;
+
+	NEED_GNUPLOT();
+	input(w, "fleet", FIX "/fleet-findings.records.tsv");
+	set(w, "ceilings", "fp64_fma");
+	set(w, "ceilings", "hbm_triad");
+	set(w, "formats", "svg");
+	assert_int_equal(run(w), RL_OK);
+	assert_svg_has(w, "fleet.svg", want);
+	assert_string_equal(emitted(w, "chart", 0, "series"), "2");
+	assert_string_equal(emitted(w, "chart", 0, "height"), "940");
+	svg = slurp(w, "fleet.svg", NULL);
+	assert_null(strstr(svg, ">L2<"));
+	free(svg);
+}
+
+/* `roofline plot --gpu`'s records for that GPU over the replayed nights. */
+static void test_gpu_history(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = {
+		"fleet min-max", "fleet median", "this GPU", "flagged", ">HBM<", ">FP64 FMA<",
+		"GPU-replay-rl-node2-1-of-", "TB/s", "TFLOP/s", NULL };
+
+	NEED_GNUPLOT();
+	input(w, "gpu", FIX "/gpu_history-findings.records.tsv");
+	assert_int_equal(run(w), RL_OK);
+	assert_png(w, "gpu_history.png");
+	assert_svg_has(w, "gpu_history.svg", want);
+	assert_quiet_gnuplot(w);
+	assert_string_equal(emitted(w, "chart", 0, "kind"), "gpu_history");
+	assert_string_equal(emitted(w, "chart", 0, "series"), "18");
+	assert_string_equal(emitted(w, "chart", 0, "kernels"), "1");
+}
+
+/* `roofline plot --trajectory`'s records: GPP's gpp_v1<6, 1> over three
+ * runs of recorded captures, the last step labelled with its class. */
+static void test_trajectory(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = {
+		"Roofline trajectory over 3 runs", "FP64 FMA 33.6 TFLOP/s", "HBM read 3.09 TB/s", "gpp_v1&lt;...>: ",
+		NULL };
+	char *rec, *cls, *svg, label[200];
+
+	NEED_GNUPLOT();
+	input(w, "trajectory", FIX "/trajectory-findings.records.tsv");
+	assert_int_equal(run(w), RL_OK);
+	assert_png(w, "trajectory.png");
+	assert_svg_has(w, "trajectory.svg", want);
+	assert_quiet_gnuplot(w);
+	assert_string_equal(emitted(w, "chart", 0, "kind"), "trajectory");
+	assert_string_equal(emitted(w, "chart", 0, "series"), "3");
+	assert_string_equal(emitted(w, "chart", 0, "points"), "9");
+	rec = slurp_file(FIX "/trajectory-findings.records.tsv");
+	cls = strstr(rec, "\tclass=");
+	assert_non_null(cls);
+	*strchr(cls + 7, '\t') = '\0';
+	snprintf(label, sizeof(label), "gpp_v1&lt;...>: %s (run ", cls + 7);
+	svg = slurp(w, "trajectory.svg", NULL);
+	if (!strstr(svg, label))
+		fail_msg("trajectory.svg lacks '%s'", label);
+	free(svg);
+	free(rec);
+}
+
+static void test_findings_nothing_to_draw(void **state)
+{
+	struct world *w = *state;
+
+	input(w, "roofline", FIX "/hierarchical-kernel_abc.records.tsv");
+	set(w, "mode", "fleet");
+	assert_int_equal(run(w), RL_FAIL);
+	assert_non_null(strstr(w->h.log.buf, "nothing to draw: no usable `fleet_gpu` record"));
+	set(w, "mode", "gpu_history");
+	assert_int_equal(run(w), RL_FAIL);
+	assert_non_null(strstr(w->h.log.buf, "nothing to draw: no usable `gpu_night` record"));
+}
+
 /* ---- injection -------------------------------------------------------------- */
 
 /* Names that try to end gnuplot's quoting and run a command, or send the
@@ -462,7 +602,7 @@ static void evil_name(char *out, size_t cap, size_t i, const char *marker)
 static void write_evil(const struct world *w, const char *path, const char *marker)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char name[1024], lvl[8];
+	char name[1024], lvl[32];
 	FILE *f;
 
 	strbuf_init(&sb);
@@ -487,7 +627,22 @@ static void write_evil(const struct world *w, const char *path, const char *mark
 		records_format(&sb, "trend", (const struct rl_field[]){ { "kernel", "k" },
 			{ "at", "2025-06-01T02:00:00Z" }, { "gflops", "100" }, { "ai_l1", "1" },
 			{ "ai_l2", "2" }, { "ai_dram", "3" }, { "node", name }, { NULL, NULL } });
+		snprintf(lvl, sizeof(lvl), "%zu", 80 + i);
+		records_format(&sb, "fleet_gpu", (const struct rl_field[]){ { "node", name },
+			{ "gpu_index", name }, { "gpu_uuid", name }, { "gpu_name", name },
+			{ "ceiling", i < 2 ? name : "hbm_triad" }, { "value", "2.5e12" },
+			{ "fleet_median", "2.9e12" }, { "pct_of_median", lvl },
+			{ "flagged", i % 2 ? "1" : "0" }, { NULL, NULL } });
+		snprintf(lvl, sizeof(lvl), "2025-06-0%zu", i + 1);
+		records_format(&sb, "gpu_night", (const struct rl_field[]){ { "night", lvl },
+			{ "ceiling", i < 2 ? name : "fp64_fma" }, { "unit", name }, { "value", "3e13" },
+			{ "fleet_median", "3.1e13" }, { "fleet_min", "2.9e13" }, { "fleet_max", "3.2e13" },
+			{ "fleet_n", "8" }, { "flagged", "1" }, { "gpu_uuid", name }, { "node", name },
+			{ "gpu_index", name }, { "gpu_name", name }, { NULL, NULL } });
 	}
+	records_format(&sb, "trajectory_step", (const struct rl_field[]){ { "kernel", name },
+		{ "from", name }, { "to", name }, { "class", name }, { "levels", name },
+		{ "ai_change_pct", "1" }, { "gflops_change_pct", "-5" }, { NULL, NULL } });
 	snprintf(name, sizeof(name), "%s/%s", w->dir, path);
 	f = fopen(name, "w");
 	assert_non_null(f);
@@ -583,6 +738,21 @@ static void test_injection_compare_history(void **state)
 	free(slurp(w, "history.png", &n));
 	assert_true(n > 1000);
 	assert_string_equal(emitted(w, "chart", 0, "series"), "8");
+	/* the findings' charts: node, GPU, ceiling, unit and kernel names */
+	static const char *const modes[] = { "fleet", "gpu_history", "trajectory" };
+	for (size_t m = 0; m < 3; m++) {
+		char script[64], png[64];
+
+		w->h.n_records = 0;
+		strbuf_reset(&w->h.records);
+		set(w, "mode", modes[m]);
+		assert_int_equal(run(w), RL_OK);
+		assert_quiet_gnuplot(w);
+		snprintf(script, sizeof(script), "%s.gp", modes[m]);
+		snprintf(png, sizeof(png), "%s.png", modes[m]);
+		assert_harmless(w, marker, script);
+		assert_png(w, png);
+	}
 }
 
 /* ---- failures ------------------------------------------------------------------ */
@@ -690,6 +860,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partial_fma_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_compare_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fleet, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_ceilings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gpu_history, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trajectory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_findings_nothing_to_draw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_injection_roofline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_injection_compare_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overrides, setup, teardown),
