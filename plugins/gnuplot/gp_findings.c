@@ -372,6 +372,15 @@ static void panel_title(FILE *f, const char *ceiling)
 	fputs(" noenhanced font ',10' offset 0,-0.6\n", f);
 }
 
+/* 1, 2 or 5 times a power of ten: about four tics over span. */
+static double tic_step(double span)
+{
+	double d = pow(10, floor(log10(span / 4)));
+	double r = span / 4 / d;
+
+	return r < 1.5 ? d : r < 3.5 ? 2 * d : r < 7.5 ? 5 * d : 10 * d;
+}
+
 static void fleet_panel(const struct fdraw *d, FILE *f, size_t p)
 {
 	const char *b = d->base;
@@ -379,7 +388,8 @@ static void fleet_panel(const struct fdraw *d, FILE *f, size_t p)
 	bool names = d->c->gpus.n <= XTIC_GPUS_MAX;
 
 	panel_title(f, d->c->ceilings.v[d->panels[p]]);
-	fprintf(f, "set yrange [%.6g:%.6g]\n", d->ylo[p], d->yhi[p]);
+	fprintf(f, "set yrange [%.6g:%.6g]\nset ytics %g\n", d->ylo[p], d->yhi[p],
+		tic_step(d->yhi[p] - d->ylo[p]));
 	fprintf(f, p == 0 ? "set key top left horizontal samplen 1 font ',8' opaque\n" : "unset key\n");
 	fprintf(f, "plot 100 with lines dt 2 lw 1 lc rgb '#555555' title 'median of its model', \\\n"
 		"     '%s.dat' index %zu using 1:(100):(0):($2-100) with vectors nohead lw 1.5 "
@@ -455,7 +465,7 @@ static void chart_title(const struct fdraw *d, char *buf, size_t cap)
 			 g, slash ? " GPU " : "", slash ? slash + 1 : "");
 		gp_text_plain(where, name, sizeof(name));
 		gp_text_plain(c->uuid ? c->uuid : "", uuid, sizeof(uuid));
-		snprintf(buf, cap, "%.80s (%.60s) - %.60s: each night, and its fleet's median and"
+		snprintf(buf, cap, "%.80s (%.100s) - %.60s: each night, and its fleet's median and"
 			 " min-max", name, uuid, gpu);
 	}
 }
