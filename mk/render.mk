@@ -5,6 +5,8 @@
 #   plugins/gnuplot/gp_chart.c    the chart model: records in, points, roofs
 #   plugins/gnuplot/gp_layout.c   margins, key, roof labels and their places
 #   plugins/gnuplot/gp_draw.c     the gnuplot script and data files
+#   plugins/gnuplot/gp_findings.c the fleet's charts (fleet, gpu_history) and
+#                                 the trajectory's step record
 #   plugins/gnuplot/gp_text.c     quoting, short kernel names, numbers, times
 #   plugins/gnuplot/gp_exec.c     finding and running gnuplot (fork/exec)
 #
