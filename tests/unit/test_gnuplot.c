@@ -514,6 +514,49 @@ static void test_fleet_ceilings(void **state)
 	free(svg);
 }
 
+/* Past 64 GPUs the axis names none; the flagged one is still named.  The
+ * input is made here (80 GPUs on 40 nodes, one 20 % low: invented figures,
+ * in the fleet plugin's record shape), not measured. */
+static void test_fleet_many(void **state)
+{
+	struct world *w = *state;
+	static const char *const want[] = { "n17/1 80.0%", "80 GPUs, 1 flagged", NULL };
+	struct strbuf sb = STRBUF_INIT;
+	char path[700], node[32], idx[16], pct[32], *svg;
+	FILE *f;
+
+	NEED_GNUPLOT();
+	strbuf_init(&sb);
+	for (int n = 1; n <= 40; n++)
+		for (int g = 0; g < 2; g++) {
+			bool sick = n == 17 && g == 1;
+
+			snprintf(node, sizeof(node), "n%02d", n);
+			snprintf(idx, sizeof(idx), "%d", g);
+			snprintf(pct, sizeof(pct), "%.3f", sick ? 80.0 : 99.5 + 0.025 * n);
+			records_format(&sb, "fleet_gpu", (const struct rl_field[]){
+				{ "node", node }, { "gpu_index", idx }, { "gpu_uuid", node },
+				{ "gpu_name", "GPU" }, { "ceiling", "hbm_triad" },
+				{ "value", "1" }, { "fleet_median", "1" }, { "pct_of_median", pct },
+				{ "flagged", sick ? "1" : "0" }, { NULL, NULL } });
+		}
+	snprintf(path, sizeof(path), "%s/many.records.tsv", w->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(sb.buf, 1, sb.len, f);
+	fclose(f);
+	strbuf_release(&sb);
+	input(w, "fleet", path);
+	set(w, "formats", "svg");
+	assert_int_equal(run(w), RL_OK);
+	assert_svg_has(w, "fleet.svg", want);
+	assert_quiet_gnuplot(w);
+	svg = slurp(w, "fleet.svg", NULL);
+	assert_null(strstr(svg, ">n01/0<"));
+	assert_null(strstr(svg, ">n17/1<"));
+	free(svg);
+}
+
 /* `roofline plot --gpu`'s records for that GPU over the replayed nights. */
 static void test_gpu_history(void **state)
 {
@@ -862,6 +905,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fleet_ceilings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fleet_many, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gpu_history, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trajectory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_findings_nothing_to_draw, setup, teardown),
