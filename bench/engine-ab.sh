@@ -166,11 +166,14 @@ steps_pending() {
 	[[ $(sql "$1" "select count(*) from steps where run_id between $2 and $3 and
 		state = 'pending'") == $(($3 - $2 + 1)) ]]
 }
-event_span() { # event_span V LO HI STATE: "count first last seconds"
-	sql "$1" "select count(*), extract(epoch from min(e.at)), extract(epoch from max(e.at)),
-		extract(epoch from max(e.at) - min(e.at)) from step_events e
-		join steps s on s.id = e.step where s.run_id between $2 and $3
-		and e.state = '$4'" | tr '|' ' '
+# event_span V LO HI STATE: "count first last seconds" of the steps of runs
+# LO..HI that reached STATE, each counted at its first STATE event (a
+# pending step's later events, such as Slurm's reason, are not submissions)
+event_span() {
+	sql "$1" "select count(*), extract(epoch from min(t)), extract(epoch from max(t)),
+		extract(epoch from max(t) - min(t)) from (select min(e.at) as t
+		from step_events e join steps s on s.id = e.step where s.run_id
+		between $2 and $3 and e.state = '$4' group by e.step) f" | tr '|' ' '
 }
 
 # ---- setup -----------------------------------------------------------------------
@@ -198,7 +201,8 @@ setup() {
 		chmod 0755 "$VAR/snap-$v/bin/roofline-job"
 		SNAP=$VAR/snap-$v SPOOL=$VAR/spool-$v CONF=$VAR/$v.yaml bench_config 2s
 		sed -i "s|^database: .*|database: \"dbname=rl_$v\"|; s|^pidfile: .*|pidfile: $VAR/$v.pid|" "$VAR/$v.yaml"
-		psql -X -q -c "create database rl_$v" >/dev/null
+		runuser -u postgres -- env -u PGUSER -u PGDATABASE PGHOST="$PGHOST" PGPORT="$PGPORT" \
+			psql -X -q -d postgres -c "create database rl_$v owner rooflined" >/dev/null
 	done
 	for v in "${VARIANTS[@]}"; do
 		daemon_start "$v"
@@ -264,7 +268,7 @@ part_a() {
 	done
 	for k in slurm base new; do
 		local sel=()
-		for line in "${lines[@]}"; do [[ $line == *" v=$k "* ]] && sel+=("$line"); done
+		for line in "${lines[@]}"; do if [[ $line == *" v=$k "* ]]; then sel+=("$line"); fi; done
 		report "$(printf '%-6s' "$k") jobs/s: $(med_of submit_rate "${sel[@]}")"
 		[[ $k == slurm ]] || report "       daemon CPU per batch (s): $(med_of cpu "${sel[@]}"); VmHWM kB: $(field hwm_kb "${sel[@]}" | words); runs ok: $(field ok "${sel[@]}" | words)"
 	done
@@ -334,14 +338,13 @@ add_history() { # add_history V COUNT
 }
 
 part_h() {
-	local h v line n=$((RUNS / 4))
+	local h v line="" have n=$((RUNS / 4))
 	report ""
 	report "## H. memory with history: per build, a fresh daemon runs $n one-step runs"
 	for h in $HIST; do
 		for v in "${VARIANTS[@]}"; do
-			local have
 			have=$(sql "$v" "select count(*) from runs")
-			((h > have)) && add_history "$v" $((h - have))
+			if ((h > have)); then add_history "$v" $((h - have)); fi
 		done
 		for v in "${VARIANTS[@]}"; do
 			settle
