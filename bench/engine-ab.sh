@@ -4,11 +4,13 @@
 # with main) and the working tree.  A benchmark, not a test: it prints what it
 # measured and checks nothing.
 #
-#   A  submission, R rounds, the order of the three alternating each round:
+#   A  submission, R rounds, the order of the three rotating each round,
+#      with the partition down (jobs held: what is measured is how fast jobs
+#      get into Slurm, not how fast this one overloaded node runs them):
 #      Slurm's own rate (bench/engine-submit: N jobs back to back through
-#      daemon/slurm.c's slurm_submit(), jobs running) and, for each build, N
-#      queued one-step runs end to end (jobs submitted per second, first
-#      'submitting' to last 'pending' event, as bench/engine-bench.sh); the
+#      daemon/slurm.c's slurm_submit()) and, for each build, N queued
+#      one-step runs until every step is 'pending' (jobs submitted per
+#      second, first 'submitting' to last 'pending' event of each step); the
 #      ratio of each build's rate to Slurm's rate of the same round.
 #   B  memory at M tracked jobs, each build in turn: the partition down, M
 #      runs queued, all M steps 'pending', then 20 s with one job's comment
@@ -16,7 +18,7 @@
 #      and VmRSS.
 #   H  memory as history grows: H finished runs of history (runs, steps,
 #      step_events, as bench/engine-bench.sh adds them) in each build's
-#      database, then per build a fresh daemon runs N/4 one-step runs end to
+#      database, then per build a fresh daemon runs 50 one-step runs end to
 #      end: its VmHWM, and the largest peak RSS of the roofline-job processes
 #      of that batch (each job runs roofline-job under /usr/bin/time).
 #
@@ -216,6 +218,32 @@ setup() {
 }
 
 # ---- A: submission -------------------------------------------------------------------
+# held V N TAG: with the partition down, N runs through build V until all
+# their steps are 'pending' (their jobs held by Slurm); then the daemon is
+# stopped, the jobs cancelled and the runs closed in the database (so that
+# the next start of that build has nothing left to do).  Prints "TAG ...".
+held() {
+	local v=$1 n=$2 tag=$3 ids lo hi c0 c1 p q span hwm
+	part_state DOWN
+	daemon_start "$v"
+	c0=$(cpu_s "$DPID")
+	ids=$(queue_runs "$v" "$n")
+	read -r lo hi <<<"$ids"
+	wait_for 3600 steps_pending "$v" "$lo" "$hi" || die "runs $lo..$hi ($v) not all pending in an hour"
+	c1=$(cpu_s "$DPID")
+	hwm=$(status_kb "$DPID" VmHWM)
+	daemon_stop
+	read -r -a p <<<"$(event_span "$v" "$lo" "$hi" pending)"
+	read -r -a q <<<"$(event_span "$v" "$lo" "$hi" submitting)"
+	span=$(sub "${p[2]}" "${q[1]}")
+	scancel -u "$BUSER"
+	sql "$v" "update steps set state = 'cancelled', ended_at = now() where run_id between $lo and $hi;
+		update runs set state = 'cancelled', ended_at = now() where id between $lo and $hi" >/dev/null
+	part_state UP
+	echo "$tag v=$v runs=$lo..$hi cpu=$(sub "$c1" "$c0") pending_n=${p[0]} submit_span=$span" \
+		"submit_rate=$(div "${p[0]}" "$span" %.1f) hwm_kb=$hwm load=$(load | tr ' ' /)"
+}
+
 # batch V N TAG: N runs through build V; prints "TAG key=value ..."
 batch() {
 	local v=$1 n=$2 tag=$3 ids lo hi c0 c1 t0 t1 p q span hwm
@@ -240,16 +268,19 @@ batch() {
 		"load=$(load | tr ' ' /)"
 }
 
-slurm_rate() { # slurm_rate TAG
+slurm_rate() { # slurm_rate TAG: held, as held()
 	local line
+	part_state DOWN
 	line=$("$VAR/snap-new/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "$1")
+	scancel -u "$BUSER"
+	part_state UP
 	echo "$1 v=slurm submit_rate=$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line") load=$(load | tr ' ' /) ($line)"
 }
 
 part_a() {
 	local r k order line lines=() s rate
 	report ""
-	report "## A. submission: $RUNS jobs, Slurm alone and through each build, $ROUNDS rounds"
+	report "## A. submission, held (partition down): $RUNS jobs, Slurm alone and through each build, $ROUNDS rounds"
 	for ((r = 1; r <= ROUNDS; r++)); do
 		# rotate the order: slurm base new, base new slurm, new slurm base
 		order=(slurm base new slurm base new)
@@ -259,7 +290,7 @@ part_a() {
 			if [[ $k == slurm ]]; then
 				line=$(slurm_rate "a$r")
 			else
-				line=$(batch "$k" "$RUNS" "a$r")
+				line=$(held "$k" "$RUNS" "a$r")
 			fi
 			echo "$line" >>"$OUT/part-a.txt"
 			say "$line"
@@ -270,7 +301,7 @@ part_a() {
 		local sel=()
 		for line in "${lines[@]}"; do if [[ $line == *" v=$k "* ]]; then sel+=("$line"); fi; done
 		report "$(printf '%-6s' "$k") jobs/s: $(med_of submit_rate "${sel[@]}")"
-		[[ $k == slurm ]] || report "       daemon CPU per batch (s): $(med_of cpu "${sel[@]}"); VmHWM kB: $(field hwm_kb "${sel[@]}" | words); runs ok: $(field ok "${sel[@]}" | words)"
+		[[ $k == slurm ]] || report "       daemon CPU per batch (s): $(med_of cpu "${sel[@]}"); VmHWM kB: $(field hwm_kb "${sel[@]}" | words)"
 	done
 	report "ratio to Slurm's rate of the same round:"
 	for ((r = 1; r <= ROUNDS; r++)); do
@@ -338,7 +369,7 @@ add_history() { # add_history V COUNT
 }
 
 part_h() {
-	local h v line="" have n=$((RUNS / 4))
+	local h v line="" have n=50
 	report ""
 	report "## H. memory with history: per build, a fresh daemon runs $n one-step runs"
 	for h in $HIST; do
