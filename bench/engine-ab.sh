@@ -108,7 +108,16 @@ wait_for() {
 no_user_jobs() { [[ $(squeue -h -u "$BUSER" -t PD,R,CG,CF 2>/dev/null | wc -l) == 0 ]]; }
 slurm_job_count() { squeue -h -t all 2>/dev/null | wc -l; }
 slurm_jobs_at_most() { (($(slurm_job_count) <= $1)); }
-part_state() { scontrol update PartitionName="$PART" State="$1"; }
+# part_state UP|DOWN (retried: slurmctld may time out while it purges
+# thousands of cancelled jobs)
+part_state() {
+	local i
+	for ((i = 0; i < 10; i++)); do
+		scontrol update PartitionName="$PART" State="$1" && return 0
+		sleep 3
+	done
+	return 1
+}
 field() { local k=$1; shift; printf '%s\n' "$@" | sed -nE "s/.* $k=([^ ]*).*/\1/p"; }
 words() { tr '\n' ' ' | sed 's/ $//'; }
 med_of() { local k=$1 v; shift; v=$(field "$k" "$@"); echo "$(words <<<"$v") -> median $(median <<<"$v")"; }
@@ -124,6 +133,7 @@ daemon_start() { # daemon_start V
 	local t0=$SECONDS log=$VAR/$1.log
 	"$VAR/snap-$1/bin/rooflined" --foreground --config "$VAR/$1.yaml" >>"$log" 2>&1 &
 	DPID=$!
+	echo "$DPID" >"$VAR/daemon.pid"
 	until grep -qs "started (pid $DPID" "$log"; do
 		((SECONDS - t0 < 60)) || die "rooflined ($1) did not start: $(tail -5 "$log")"
 		kill -0 "$DPID" 2>/dev/null || die "rooflined ($1) exited: $(tail -5 "$log")"
@@ -134,6 +144,7 @@ daemon_stop() {
 	[[ -n $DPID ]] || return 0
 	kill -TERM "$DPID" 2>/dev/null || true
 	wait "$DPID" 2>/dev/null || true
+	rm -f "$VAR/daemon.pid"
 	DPID=
 }
 
@@ -145,6 +156,11 @@ cleanup() {
 		scancel -u "$BUSER" 2>/dev/null
 	fi
 	daemon_stop
+	# a daemon started inside $(...) (part A, H) is not in this shell's DPID
+	if [[ -s $VAR/daemon.pid ]]; then
+		DPID=$(cat "$VAR/daemon.pid")
+		kill -0 "$DPID" 2>/dev/null && daemon_stop
+	fi
 	bench_cluster_release
 	say "raw results in $OUT"
 	exit "$rc"
