@@ -210,9 +210,14 @@ out_close:
 
 int util_mkdir_p(const char *path, mode_t mode)
 {
-	char *copy = xstrdup(path);
+	char *copy;
 	int rc = 0;
 
+	/* Mostly only the last component is missing (an attempt directory
+	 * in its run's): one call instead of one per component. */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	copy = xstrdup(path);
 	for (char *p = copy + 1;; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;

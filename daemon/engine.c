@@ -167,6 +167,20 @@ static bool engine_connected(struct engine *e)
 	return false;
 }
 
+/* Whether this full pass polls Slurm: always, but while a backlog of
+ * submissions drains, once per ENGINE_BACKLOG_POLL_S (engine.h). */
+static bool slurm_poll_due(struct engine *e)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (e->backlog && e->last_slurm_poll.tv_sec &&
+	    now.tv_sec - e->last_slurm_poll.tv_sec < ENGINE_BACKLOG_POLL_S)
+		return false;
+	e->last_slurm_poll = now;
+	return true;
+}
+
 int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
@@ -176,7 +190,10 @@ int engine_tick(struct engine *e, bool children_only)
 	if (!children_only) {
 		more = runs_start_queued(e) >= RUNS_START_MAX;
 		runs_handle_cancels(e);
-		launch_poll(e);
+		if (slurm_poll_due(e))
+			launch_poll(e);
+		else
+			launch_poll_children(e);
 		launch_repair_submitting(e);
 	} else {
 		launch_poll_children(e);
@@ -200,6 +217,7 @@ int engine_tick(struct engine *e, bool children_only)
 		notify_pending(e);
 		partitions_tick(e->db, e->cfg, &e->partitions_due);
 	}
+	e->backlog = more;
 	return db_ok(e->db) ? more : -EIO;
 }
 

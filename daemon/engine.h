@@ -42,7 +42,16 @@ struct engine {
 				   * since the last runs_resolve_fan_in() */
 	time_t partitions_due;       /* next partitions/retention pass (partitions.h);
 				   * 0: at the next tick */
+	bool backlog;             /* the last pass left queued runs or ready
+				   * steps for the next one */
+	struct timespec last_slurm_poll; /* CLOCK_MONOTONIC */
 };
+
+/* While submissions wait (a backlog of queued runs or ready steps), Slurm's
+ * jobs are polled, and the finished ones ingested, at most once per this many
+ * seconds: submitting comes first, so that a burst of runs reaches Slurm at
+ * the rate Slurm accepts jobs, not at that rate less the ingest. */
+#define ENGINE_BACKLOG_POLL_S 30
 
 /* The session advisory lock that makes one daemon per database
  * (sql/006_hardening.sql: rooflined_daemon_pid() names the same keys). */

@@ -302,43 +302,70 @@ static char *job_name(const struct step_row *s, int attempt)
 	return xasprintf(ENGINE_JOB_PREFIX "%ld.%d", s->id, attempt);
 }
 
+/* A Slurm job request for one attempt and the memory it points into. */
+struct job_request {
+	struct slurm_job_request req; /* its strings point into the rest */
+	struct slurm_opts so;
+	struct strbuf script;
+	char *name, *out;
+	char **env;
+	char *dir;    /* the attempt directory when the request owns it */
+};
+
+/* Build the request for attempt `attempt` of s in dir (release it with
+ * job_request_release). */
+static void job_request_build(struct engine *e, const struct step_row *s,
+			      int attempt, const char *dir, uid_t uid,
+			      gid_t gid, struct job_request *jr)
+{
+	memset(jr, 0, sizeof(*jr));
+	jr->so.nodes = 1;
+	jr->name = job_name(s, attempt);
+	jr->out = xasprintf("%s/job.out", dir);
+	jr->env = job_environment(e, uid);
+	strbuf_init(&jr->script);
+	each_option_record(s, "slurm", read_slurm_record, &jr->so);
+	if (s->timeout_s > 0)
+		jr->so.time_s = s->timeout_s;
+	strbuf_addstr(&jr->script, "#!/bin/sh\n# rooflined step attempt\nexec ");
+	sh_quote(&jr->script, e->cfg->job_program);
+	strbuf_addch(&jr->script, ' ');
+	sh_quote(&jr->script, dir);
+	strbuf_addch(&jr->script, '\n');
+	jr->req = (struct slurm_job_request){
+		.name = jr->name, .script = jr->script.buf, .work_dir = dir,
+		.std_out = jr->out, .partition = jr->so.partition,
+		.gres = jr->so.gres, .account = jr->so.account,
+		.qos = jr->so.qos, .constraint = jr->so.constraint,
+		.nodelist = s->node[0] ? s->node : NULL,
+		.exclude = !s->node[0] && s->avoid_nodes && s->avoid_nodes[0]
+				   ? s->avoid_nodes : NULL,
+		.nodes = jr->so.nodes > 0 ? jr->so.nodes : 1,
+		.time_limit_s = jr->so.time_s, .uid = uid, .gid = gid,
+		.env = jr->env,
+	};
+}
+
+static void job_request_release(struct job_request *jr)
+{
+	env_free(jr->env);
+	free(jr->dir);
+	strbuf_release(&jr->script);
+	slurm_opts_release(&jr->so);
+	free(jr->out);
+	free(jr->name);
+}
+
 static int submit_slurm(struct engine *e, const struct step_row *s,
 			int attempt, const char *dir, uid_t uid, gid_t gid,
 			uint32_t *job_id, struct strbuf *err)
 {
-	struct slurm_opts so = { .nodes = 1 };
-	struct strbuf script = STRBUF_INIT;
-	char *name = job_name(s, attempt), *out = xasprintf("%s/job.out", dir);
-	char **env = job_environment(e, uid);
+	struct job_request jr;
 	int rc;
 
-	strbuf_init(&script);
-	each_option_record(s, "slurm", read_slurm_record, &so);
-	if (s->timeout_s > 0)
-		so.time_s = s->timeout_s;
-	strbuf_addstr(&script, "#!/bin/sh\n# rooflined step attempt\nexec ");
-	sh_quote(&script, e->cfg->job_program);
-	strbuf_addch(&script, ' ');
-	sh_quote(&script, dir);
-	strbuf_addch(&script, '\n');
-
-	struct slurm_job_request req = {
-		.name = name, .script = script.buf, .work_dir = dir,
-		.std_out = out, .partition = so.partition, .gres = so.gres,
-		.account = so.account, .qos = so.qos,
-		.constraint = so.constraint,
-		.nodelist = s->node[0] ? s->node : NULL,
-		.exclude = !s->node[0] && s->avoid_nodes && s->avoid_nodes[0]
-				   ? s->avoid_nodes : NULL,
-		.nodes = so.nodes > 0 ? so.nodes : 1,
-		.time_limit_s = so.time_s, .uid = uid, .gid = gid, .env = env,
-	};
-	rc = slurm_submit(&req, job_id, err);
-	env_free(env);
-	strbuf_release(&script);
-	slurm_opts_release(&so);
-	free(out);
-	free(name);
+	job_request_build(e, s, attempt, dir, uid, gid, &jr);
+	rc = slurm_submit(&jr.req, job_id, err);
+	job_request_release(&jr);
 	return rc;
 }
 
@@ -406,15 +433,20 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 	engine_step_failed(e, &copy, error, true);
 }
 
+/* launch_submitting's answer when it left the Slurm request to the caller. */
+#define LAUNCH_DEFERRED UINT32_MAX
+
 /*
  * Launch attempt `attempt` of s, which is already recorded as 'submitting'
  * with that attempt: prepare its directory, then start a daemon child
  * (recorded 'running' here) or submit a Slurm job.  Returns the Slurm job id
  * for the caller to record as 'pending', or 0 (a daemon step, or a failure,
- * already recorded).
+ * already recorded).  With defer, a Slurm step is not submitted: its request
+ * goes into *defer, owning the attempt directory's name (the caller submits
+ * it, then releases it), and LAUNCH_DEFERRED is returned.
  */
 static uint32_t launch_submitting(struct engine *e, const struct step_row *s,
-				  int attempt)
+				  int attempt, struct job_request *defer)
 {
 	struct step_change c = STEP_CHANGE_NONE;
 	struct strbuf err = STRBUF_INIT;
@@ -434,6 +466,15 @@ static uint32_t launch_submitting(struct engine *e, const struct step_row *s,
 	}
 	if (prepare_attempt(e, s, attempt, dir, uid, gid, &err) < 0) {
 		launch_failed(e, &cur, attempt, err.buf);
+		goto out;
+	}
+	if (!s->on_daemon && defer) {
+		/* dir goes with the request: the caller releases both; the
+		 * request borrows s (not cur, which ends here) */
+		job_request_build(e, s, attempt, dir, uid, gid, defer);
+		defer->dir = dir;
+		dir = NULL;
+		job_id = LAUNCH_DEFERRED;
 		goto out;
 	}
 	if (!s->on_daemon) {
@@ -459,7 +500,7 @@ out:
 static void launch_attempt(struct engine *e, const struct step_row *s,
 			   int attempt)
 {
-	uint32_t job_id = launch_submitting(e, s, attempt);
+	uint32_t job_id = launch_submitting(e, s, attempt, NULL);
 
 	if (job_id) {
 		struct step_row cur = *s;
@@ -469,20 +510,70 @@ static void launch_attempt(struct engine *e, const struct step_row *s,
 	}
 }
 
+/* Slurm requests of one pass in flight at once (slurm_submit_many). */
+#define LAUNCH_SUBMIT_THREADS 4
+
+/* Submit the deferred requests of a pass together; record the jobs in
+ * jobs[row[k]], the refusals as failed launches. */
+static void submit_deferred(struct engine *e, struct step_row *rows,
+			    uint32_t *jobs, struct job_request *jr,
+			    const int *row, int n)
+{
+	struct slurm_job_request *reqs = xcalloc((size_t)(n ? n : 1), sizeof(*reqs));
+	struct strbuf *errs = xcalloc((size_t)(n ? n : 1), sizeof(*errs));
+	uint32_t *ids = xcalloc((size_t)(n ? n : 1), sizeof(*ids));
+
+	for (int k = 0; k < n; k++) {
+		reqs[k] = jr[k].req;
+		strbuf_init(&errs[k]);
+	}
+	slurm_submit_many(reqs, (size_t)n, ids, errs, LAUNCH_SUBMIT_THREADS);
+	for (int k = 0; k < n; k++) {
+		struct step_row *s = &rows[row[k]];
+
+		if (ids[k]) {
+			jobs[row[k]] = ids[k];
+		} else {
+			struct step_row cur = *s;
+
+			strcpy(cur.state, "submitting");
+			launch_failed(e, &cur, s->attempt, errs[k].buf);
+		}
+		strbuf_release(&errs[k]);
+		job_request_release(&jr[k]);
+	}
+	free(ids);
+	free(errs);
+	free(reqs);
+}
+
 void launch_steps(struct engine *e, struct step_row *rows, int n)
 {
 	uint32_t *jobs = xcalloc((size_t)(n ? n : 1), sizeof(uint32_t));
+	struct job_request *jr = xcalloc((size_t)(n ? n : 1), sizeof(*jr));
+	int *row = xcalloc((size_t)(n ? n : 1), sizeof(int)), deferred = 0;
 
 	/* One statement marks them all 'submitting' (attempt + 1); one more
 	 * records the Slurm jobs.  A crash in between leaves 'submitting',
-	 * which launch_repair_submitting() resolves by job name. */
+	 * which launch_repair_submitting() resolves by job name.  The Slurm
+	 * requests are made first and submitted together. */
 	if (engine_steps_mark_submitting(e, rows, n) < 0)
 		goto out;
-	for (int i = 0; i < n; i++)
-		if (strcmp(rows[i].state, "submitting") == 0)
-			jobs[i] = launch_submitting(e, &rows[i], rows[i].attempt);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(rows[i].state, "submitting") != 0)
+			continue;
+		jobs[i] = launch_submitting(e, &rows[i], rows[i].attempt,
+					    &jr[deferred]);
+		if (jobs[i] == LAUNCH_DEFERRED) {
+			jobs[i] = 0;
+			row[deferred++] = i;
+		}
+	}
+	submit_deferred(e, rows, jobs, jr, row, deferred);
 	engine_steps_set_pending(e, rows, jobs, n);
 out:
+	free(row);
+	free(jr);
 	free(jobs);
 }
 

@@ -392,80 +392,190 @@ static void run_fail(struct engine *e, long run_id, const char *error)
 	log_error("run %ld failed to start: %s", run_id, error);
 }
 
-static void start_run(struct engine *e, struct partition_cache *cache,
-		      long run_id, const char *yaml, bool facility,
-		      const char *owner)
+/* A queued run made ready to be recorded as started: its steps expanded and
+ * its directory made; only the database part is left (record_start). */
+struct run_start {
+	long id;
+	char *spool;        /* owned */
+	struct pipeline *p; /* owned */
+	struct expansion x; /* x.nodes and x.ids owned, x.all borrowed */
+};
+
+static void run_start_release(struct run_start *rs)
+{
+	free(rs->x.ids);
+	free_nodes(rs->x.nodes);
+	pipeline_free(rs->p);
+	free(rs->spool);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/*
+ * Everything of starting run `run_id` but the database: re-read its YAML,
+ * expand it over its nodes, make its directory and stage its files (only
+ * when has_files: the queued query says whether it has any).  0 and *rs
+ * filled (caller releases), or -1 when the run failed (recorded here).
+ */
+static int prepare_start(struct engine *e, struct partition_cache *cache,
+			 long run_id, const char *yaml, bool facility,
+			 const char *owner, bool has_files, struct run_start *rs)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct expansion x = { 0 };
-	const struct slurm_node_state *all = NULL;
-	size_t n_all = 0;
-	char name[32], id[32], *spool;
-	struct pipeline *p = NULL;
+	char name[32];
 	uid_t uid;
 	gid_t gid;
+	int rc = -1;
 
+	memset(rs, 0, sizeof(*rs));
+	rs->id = run_id;
 	strbuf_init(&err);
 	snprintf(name, sizeof(name), "run-%ld", run_id);
-	snprintf(id, sizeof(id), "%ld", run_id);
 	if (engine_user_identity(e, facility, owner, &uid, &gid, &err) < 0) {
 		run_fail(e, run_id, err.buf);
 		goto out;
 	}
-	p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
-	if (!p || !(x.nodes = run_nodes(p, cache, &x.n_nodes, &all, &n_all,
-					&err))) {
+	rs->p = pipeline_load(name, yaml, strlen(yaml), e->cfg->plugin_dir, &err);
+	if (!rs->p || !(rs->x.nodes = run_nodes(rs->p, cache, &rs->x.n_nodes,
+						  &rs->x.all, &rs->x.n_all,
+						  &err))) {
 		if (err.len && err.buf[err.len - 1] == '\n')
 			err.buf[--err.len] = '\0';
 		run_fail(e, run_id, err.buf);
 		goto out;
 	}
-	x.p = p;
-	x.all = all;
-	x.n_all = n_all;
-	x.ids = xcalloc(p->n_steps * x.n_nodes, sizeof(long));
-	spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
-	const char *params[] = { id, spool };
-
+	rs->x.p = rs->p;
+	rs->x.ids = xcalloc(rs->p->n_steps * rs->x.n_nodes, sizeof(long));
+	rs->spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
 	/* root's, 0711: its owner reaches the attempt directories beneath,
 	 * nobody lists it */
-	if (util_mkdir_p(spool, 0711) < 0 || chmod(spool, 0711) < 0) {
-		strbuf_addf(&err, "cannot make %s: %s", spool, strerror(errno));
+	if (util_mkdir_p(rs->spool, 0711) < 0 || chmod(rs->spool, 0711) < 0) {
+		strbuf_addf(&err, "cannot make %s: %s", rs->spool, strerror(errno));
 		run_fail(e, run_id, err.buf);
-	} else if (stage_inputs(e, run_id, spool, facility, owner, &err) < 0) {
+	} else if (has_files && stage_inputs(e, run_id, rs->spool, facility,
+					     owner, &err) < 0) {
 		run_fail(e, run_id, err.buf);
-	} else if (db_begin(e->db) == 0 && insert_steps(e, run_id, &x) == 0 &&
-		   record_run_nodes(e, run_id, all, n_all) == 0 &&
-		   db_exec(e->db, "update runs set state = 'running', started_at"
-				  " = now(), spool_dir = $2 where id = $1 and"
-				  " state = 'queued'", 2, params) == 1 &&
-		   db_commit(e->db) == 0) {
-		log_info("run %ld (%s) started: %zu steps x %zu node(s)", run_id,
-			 p->name, p->n_steps, x.n_nodes);
 	} else {
-		log_error("cannot start run %ld: %s", run_id, db_error(e->db));
-		db_rollback(e->db);
+		rc = 0;
 	}
-	free(spool);
 out:
-	free(x.ids);
-	free_nodes(x.nodes);
-	pipeline_free(p);
+	if (rc < 0)
+		run_start_release(rs);
 	strbuf_release(&err);
+	return rc;
+}
+
+/* The database part of starting rs, inside the caller's transaction: its
+ * step instances and nodes.  0 or -EIO. */
+static int record_start(struct engine *e, struct run_start *rs)
+{
+	if (insert_steps(e, rs->id, &rs->x) < 0 ||
+	    record_run_nodes(e, rs->id, rs->x.all, rs->x.n_all) < 0)
+		return -EIO;
+	return 0;
+}
+
+/* Mark runs [0, n) of rs 'running' with their spool directories, in one
+ * statement.  0 when every one of them was still queued, else -EIO. */
+static int mark_running(struct engine *e, const struct run_start *rs, int n)
+{
+	struct strbuf ids = STRBUF_INIT, spools = STRBUF_INIT;
+	const char *params[2];
+	long changed;
+
+	strbuf_init(&ids);
+	strbuf_init(&spools);
+	strbuf_addch(&ids, '{');
+	strbuf_addch(&spools, '{');
+	for (int i = 0; i < n; i++) {
+		strbuf_addf(&ids, "%s%ld", i ? "," : "", rs[i].id);
+		strbuf_addstr(&spools, i ? ",\"" : "\"");
+		for (const char *c = rs[i].spool; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				strbuf_addch(&spools, '\\');
+			strbuf_addch(&spools, *c);
+		}
+		strbuf_addch(&spools, '"');
+	}
+	strbuf_addch(&ids, '}');
+	strbuf_addch(&spools, '}');
+	params[0] = ids.buf;
+	params[1] = spools.buf;
+	changed = db_exec(e->db, "update runs r set state = 'running', started_at"
+			  " = now(), spool_dir = u.spool from unnest($1::bigint[],"
+			  " $2::text[]) as u(id, spool) where r.id = u.id and"
+			  " r.state = 'queued'", 2, params);
+	strbuf_release(&ids);
+	strbuf_release(&spools);
+	return changed == n ? 0 : -EIO;
+}
+
+static void log_started(const struct run_start *rs)
+{
+	log_info("run %ld (%s) started: %zu steps x %zu node(s)", rs->id,
+		 rs->p->name, rs->p->n_steps, rs->x.n_nodes);
+}
+
+/* Record the prepared runs as started in one transaction: a few round trips
+ * for the whole pass instead of five per run.  0, or -EIO (rolled back:
+ * nothing of any of them was recorded). */
+static int record_starts(struct engine *e, struct run_start *rs, int n)
+{
+	int i;
+
+	if (n == 0)
+		return 0;
+	if (db_begin(e->db) < 0)
+		return -EIO;
+	for (i = 0; i < n && record_start(e, &rs[i]) == 0; i++)
+		;
+	if (i < n || mark_running(e, rs, n) < 0 || db_commit(e->db) < 0) {
+		db_rollback(e->db);
+		return -EIO;
+	}
+	for (i = 0; i < n; i++)
+		log_started(&rs[i]);
+	return 0;
+}
+
+/* The same one run at a time, each in its own transaction: what a pass falls
+ * back to when the batch failed, so that one run that cannot be recorded
+ * fails alone (it stays queued and is tried again next pass). */
+static void record_starts_one_by_one(struct engine *e, struct run_start *rs,
+				     int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (db_begin(e->db) == 0 && record_start(e, &rs[i]) == 0 &&
+		    mark_running(e, &rs[i], 1) == 0 && db_commit(e->db) == 0) {
+			log_started(&rs[i]);
+		} else {
+			log_error("cannot start run %ld: %s", rs[i].id,
+				  db_error(e->db));
+			db_rollback(e->db);
+		}
+	}
 }
 
 int runs_start_queued(struct engine *e)
 {
 	struct db_result *r = db_query(e->db,
-		"select id, yaml, facility, owner from runs where state = 'queued'"
+		"select id, yaml, facility, owner, exists (select 1 from run_files f"
+		" where f.run_id = runs.id) from runs where state = 'queued'"
 		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX), 0, NULL);
 
 	struct partition_cache cache = { 0 };
-	int n = r ? db_rows(r) : 0;
+	int n = r ? db_rows(r) : 0, ready = 0;
+	struct run_start *rs = xcalloc((size_t)(n ? n : 1), sizeof(*rs));
 
 	for (int i = 0; i < n; i++)
-		start_run(e, &cache, db_long(r, i, 0), db_value(r, i, 1),
-			  db_value(r, i, 2)[0] == 't', db_value(r, i, 3));
+		if (prepare_start(e, &cache, db_long(r, i, 0), db_value(r, i, 1),
+				  db_value(r, i, 2)[0] == 't', db_value(r, i, 3),
+				  db_value(r, i, 4)[0] == 't', &rs[ready]) == 0)
+			ready++;
+	if (record_starts(e, rs, ready) < 0 && db_ok(e->db))
+		record_starts_one_by_one(e, rs, ready);
+	for (int i = 0; i < ready; i++)
+		run_start_release(&rs[i]);
+	free(rs);
 	partition_cache_release(&cache);
 	db_result_free(r);
 	return n;

@@ -2,6 +2,7 @@
 #include "slurm.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <slurm/slurm.h>
@@ -88,6 +89,60 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	free(desc.exc_nodes);
 	free(desc.tres_per_node);
 	return rc;
+}
+
+/* The work of slurm_submit_many's threads: the next request not yet taken. */
+struct submit_pool {
+	const struct slurm_job_request *reqs;
+	uint32_t *job_ids;
+	struct strbuf *errs;
+	size_t n, next;
+	pthread_mutex_t lock;
+};
+
+static void *submit_worker(void *arg)
+{
+	struct submit_pool *pool = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next++;
+		pthread_mutex_unlock(&pool->lock);
+		if (i >= pool->n)
+			return NULL;
+		if (slurm_submit(&pool->reqs[i], &pool->job_ids[i],
+				 &pool->errs[i]) < 0)
+			pool->job_ids[i] = 0;
+	}
+}
+
+#define SUBMIT_THREADS_MAX 16
+
+size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
+			 uint32_t *job_ids, struct strbuf *errs, int threads)
+{
+	struct submit_pool pool = { .reqs = reqs, .job_ids = job_ids,
+				    .errs = errs, .n = n };
+	pthread_t tids[SUBMIT_THREADS_MAX];
+	int started = 0;
+	size_t ok = 0;
+
+	pthread_mutex_init(&pool.lock, NULL);
+	if (threads > SUBMIT_THREADS_MAX)
+		threads = SUBMIT_THREADS_MAX;
+	/* this thread works too; the others only when there is enough work */
+	for (; started < threads - 1 && (size_t)started + 1 < n; started++)
+		if (pthread_create(&tids[started], NULL, submit_worker, &pool) != 0)
+			break;
+	submit_worker(&pool);
+	for (int t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	pthread_mutex_destroy(&pool.lock);
+	for (size_t i = 0; i < n; i++)
+		ok += job_ids[i] != 0;
+	return ok;
 }
 
 static enum slurm_phase phase_of(uint32_t state)

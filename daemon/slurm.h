@@ -66,6 +66,16 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err);
 
 /*
+ * Submit n requests as slurm_submit() does, up to `threads` of them in
+ * flight at once (slurmctld serves RPCs concurrently; one at a time, the
+ * caller would wait on each round trip in turn).  For each i: job_ids[i]
+ * gets the job id, or 0 with Slurm's reason appended to errs[i] (n strbufs,
+ * initialised by the caller).  Returns how many were accepted.
+ */
+size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
+			 uint32_t *job_ids, struct strbuf *errs, int threads);
+
+/*
  * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
  * whose name starts with name_prefix.  Returns 0, fn's nonzero value, or
  * -EIO with err set.  Jobs Slurm has forgotten (after MinJobAge) are simply
