@@ -33,10 +33,6 @@ struct plugin_handle *plugin_loader_find(const char *dir, const char *name,
 
 void plugin_loader_close(struct plugin_handle *h);
 
-/* The directory plugins are loaded from: $ROOFLINE_PLUGIN_DIR, else the
- * build or install layout next to the running program.  Caller frees. */
-char *plugin_loader_default_dir(void);
-
 /* "ceilings", "collect", ...; "?" for an unknown stage. */
 const char *plugin_stage_name(enum rl_stage stage);
 
