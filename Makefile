@@ -144,9 +144,13 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds and the integration tests (san build)
-# against a freshly started local cluster, and stops it whatever happens.
-# The builds use every core (JOBS); the tests run one at a time.
+# tests in the debug and san builds, builds the Debian packages from a clean
+# copy of the tree (mk/deb.mk: release variant, lintian), and runs the
+# integration tests (san build) and the package test (tests/package/: the
+# .debs installed, run and purged) against one freshly started local
+# cluster, and stops it whatever happens.  `make package-check` is the
+# package half alone.  The builds use every core (JOBS); the tests run one
+# at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 check:
@@ -155,7 +159,9 @@ check:
 	$(MAKE) VARIANT=debug unit
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
-	scripts/run-integration VARIANT=san --no-build
+	$(MAKE) deb DEB_JOBS=$(JOBS)
+	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) scripts/run-integration VARIANT=san --no-build \
+	  tests/integration/*.t tests/package/*.t
 
 integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build

@@ -138,7 +138,9 @@ is "$(stat -c '%a %U' "/var/spool/rooflined/run-$run/hello/attempt-1" 2>&1)" "70
 	"a Slurm step's attempt is the user's, 0700"
 like "$(as_user /usr/bin/roofline status "$run" 2>&1)" 'summary +succeeded' "roofline status shows the daemon step"
 
-ok "the daemon stops on SIGTERM" daemon_stop
+daemon_stop
+is "$?" 0 "the daemon stops on SIGTERM with exit status 0"
+like "$(daemon_logs)" 'stopping; running jobs are left to the next start' "and says so"
 ok "and removes its pid file" test ! -e /run/rooflined.pid
 
 # ---- purge leaves nothing behind -------------------------------------------
