@@ -37,7 +37,8 @@ SLURM_SRC  := daemon/slurm.c
 
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
-              daemon/schedule.c daemon/migrate.c
+              daemon/schedule.c daemon/migrate.c daemon/history.c \
+              daemon/notify.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -71,9 +72,10 @@ $(B)/obj/%.o: %.c
 $(B)/obj/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/obj/tests/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 
+# PLUGIN_LIBS_<name>: libraries a plugin links beyond libc (set in mk/).
 $(B)/plugins/%.so: $(B)/obj/plugins/%.o
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -o $@ $^
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(PLUGIN_LIBS_$*)
 
 $(B)/test-plugins/%.so: $(B)/obj/tests/plugins/%.o
 	@mkdir -p $(@D)
@@ -90,7 +92,7 @@ $(B)/bin/rooflined: $(call OBJ,daemon/rooflined.c $(DAEMON_SRC) $(COMMON_SRC))
 # (mk/pipeline.mk adds the pipeline loader to DAEMON_SRC and roofline)
 # (libslurm too: submit checks a pipeline against the cluster, through
 # daemon/slurm.c, before queueing it)
-$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
+$(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC) common/judge.c)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(YAML_LIBS) $(PQ_LIBS) $(SLURM_LIBS) $(JSONC_LIBS) -ldl
 

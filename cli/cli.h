@@ -21,6 +21,9 @@ int cmd_cancel(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_findings(int argc, char **argv);
+int cmd_ack(int argc, char **argv);
+int cmd_regressions(int argc, char **argv);
 
 /* True when argv holds -h or --help before any "--"; prints nothing. */
 int cli_wants_help(int argc, char **argv);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,7 +24,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: roofline submit [--wait] [--attach FILE]... [--plugin-dir DIR] FILE\n"
+		"usage: roofline submit [--wait] [--attach FILE]... [--night DATE]\n"
+		"                       [--plugin-dir DIR] FILE\n"
 		"\n"
 		"Checks FILE (as `roofline validate --cluster` does) and queues a run\n"
 		"of it as you; prints the run id.  An invalid pipeline queues nothing,\n"
@@ -37,6 +39,9 @@ static void usage(FILE *out)
 		"                     step state change; exit 0 only if it succeeded\n"
 		"  -a, --attach FILE  send FILE with the run; steps find it in the run\n"
 		"                     directory as inputs/NAME (NAME: FILE's base name)\n"
+		"  --night DATE       the night the run stands for (YYYY-MM-DD; default:\n"
+		"                     today, UTC): findings are per night, and a replay\n"
+		"                     of recorded nights declares each one here\n"
 		"  --plugin-dir DIR   plugins to check the steps against\n"
 		"\n"
 		"Refused at once, queueing nothing: root, and the daemon's own\n"
@@ -47,6 +52,21 @@ static void usage(FILE *out)
 }
 
 #define ATTACH_MAX_BYTES (64u << 20)
+
+/* YYYY-MM-DD, a real calendar day. */
+static bool night_is_valid(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *end = strptime(s, "%Y-%m-%d", &tm);
+	int mday = tm.tm_mday;
+
+	if (!end || *end || strlen(s) != 10)
+		return false;
+	tm.tm_isdst = -1;
+	tm.tm_hour = 12;
+	timegm(&tm);
+	return tm.tm_mday == mday;
+}
 
 /* Store one attached file with run id; 0 or -1 (message printed). */
 static int attach_file(struct db *db, const char *run, const char *path)
@@ -119,17 +139,19 @@ static int refuse_daemon_role(struct db *db)
 
 /* Queue the run and its attachments in one transaction; the run id or -1. */
 static long queue_run(struct db *db, const struct pipeline *p,
-		      char **attach, int n_attach)
+		      const char *night, char **attach, int n_attach)
 {
-	const char *params[] = { p->name, p->yaml };
+	const char *params[] = { p->name, p->yaml, night };
 	struct db_result *r = NULL;
 	char run[32];
 	long id = -1;
 
 	if (db_begin(db) < 0)
 		goto fail;
-	r = db_query(db, "insert into runs (pipeline_name, yaml) values ($1, $2)"
-			 " returning id", 2, params);
+	r = night ? db_query(db, "insert into runs (pipeline_name, yaml, night) "
+			       "values ($1, $2, $3::date) returning id", 3, params)
+		  : db_query(db, "insert into runs (pipeline_name, yaml) values "
+			       "($1, $2) returning id", 2, params);
 	if (!r || db_rows(r) != 1)
 		goto fail;
 	id = db_long(r, 0, 0);
@@ -245,11 +267,13 @@ int cmd_submit(int argc, char **argv)
 		{ "wait", no_argument, NULL, 'w' },
 		{ "attach", required_argument, NULL, 'a' },
 		{ "plugin-dir", required_argument, NULL, 'p' },
+		{ "night", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strbuf err = STRBUF_INIT;
 	char *dir = NULL;
+	const char *night = NULL;
 	bool wait = false;
 	char **attach = xcalloc((size_t)argc, sizeof(char *));
 	int n_attach = 0;
@@ -264,12 +288,19 @@ int cmd_submit(int argc, char **argv)
 		case 'w': wait = true; break;
 		case 'a': attach[n_attach++] = optarg; break;
 		case 'p': free(dir); dir = xstrdup(optarg); break;
+		case 'n': night = optarg; break;
 		case 'h': usage(stdout); rc = CLI_OK; goto out;
 		default: usage(stderr); rc = CLI_USAGE; goto out;
 		}
 	}
 	if (argc - optind != 1) {
 		usage(stderr);
+		rc = CLI_USAGE;
+		goto out;
+	}
+	if (night && !night_is_valid(night)) {
+		fprintf(stderr, "roofline submit: --night '%s': expected a date "
+			"YYYY-MM-DD\n", night);
 		rc = CLI_USAGE;
 		goto out;
 	}
@@ -287,7 +318,7 @@ int cmd_submit(int argc, char **argv)
 		goto out;
 	db = cli_db_connect("submit");
 	if (!db || refuse_daemon_role(db) < 0 ||
-	    (id = queue_run(db, p, attach, n_attach)) < 0)
+	    (id = queue_run(db, p, night, attach, n_attach)) < 0)
 		goto out;
 	printf("%ld\n", id);
 	fflush(stdout);

@@ -28,13 +28,16 @@ static const struct command commands[] = {
 	{ "plot", cmd_plot, "draw a run's roofline chart (with --baseline runs)" },
 	{ "history", cmd_history, "one kernel's performance over time" },
 	{ "plugins", cmd_plugins, "list installed plugins and their options" },
+	{ "findings", cmd_findings, "GPUs and kernels that got worse, and why" },
+	{ "ack", cmd_ack, "acknowledge, resolve or reopen findings" },
+	{ "regressions", cmd_regressions, "a run's kernels against a baseline (exit 1: regressed)" },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: roofline COMMAND [ARGS]\n\nCommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name,
+		fprintf(out, "  %-12s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(out, "\n`roofline COMMAND --help` describes each; `roofline --version`"
 		     " prints the version.  Exit status: "

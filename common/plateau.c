@@ -130,11 +130,32 @@ out_free_tmp:
 	return err;
 }
 
+/*
+ * How much of [lo, hi] p covers, as the ratio of the overlap's ends (1: a
+ * single size; < 1: none).  Comparing ratios compares log-size widths
+ * without libm.
+ */
+static double overlap(const struct plateau *p, double lo, double hi)
+{
+	double a = p->ws_min > lo ? p->ws_min : lo;
+	double b = p->ws_max < hi ? p->ws_max : hi;
+
+	return b / a;
+}
+
 /* True when a beats b under policy. */
 static int better(const struct plateau *a, const struct plateau *b,
-		  enum plateau_policy policy)
+		  enum plateau_policy policy, double lo, double hi)
 {
 	switch (policy) {
+	case PLATEAU_MOST_INSIDE: {
+		double oa = overlap(a, lo, hi), ob = overlap(b, lo, hi);
+
+		if (oa != ob)
+			return oa > ob;
+		return a->npoints > b->npoints ||
+		       (a->npoints == b->npoints && a->value > b->value);
+	}
 	case PLATEAU_WIDEST:
 		return a->npoints > b->npoints ||
 		       (a->npoints == b->npoints && a->value > b->value);
@@ -156,9 +177,13 @@ const struct plateau *plateau_pick(const struct plateau *p, size_t n,
 		/* geometric centre in [lo, hi], compared squared (no sqrt) */
 		double c2 = p[i].ws_min * p[i].ws_max;
 
-		if (c2 < ws_lo * ws_lo || c2 > ws_hi * ws_hi)
+		if (policy == PLATEAU_MOST_INSIDE) {
+			if (overlap(&p[i], ws_lo, ws_hi) < 1)
+				continue;
+		} else if (c2 < ws_lo * ws_lo || c2 > ws_hi * ws_hi) {
 			continue;
-		if (!best || better(&p[i], best, policy))
+		}
+		if (!best || better(&p[i], best, policy, ws_lo, ws_hi))
 			best = &p[i];
 	}
 	return best;

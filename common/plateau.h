@@ -20,12 +20,20 @@
  * the one with the most points (a cache level: the rate over most of its
  * sizes; ties go to the higher value), the highest value (the best rate seen
  * at any size), or the one that reaches the largest size (DRAM: past every
- * cache).
+ * cache).  PLATEAU_MOST_INSIDE looks instead at every plateau whose range
+ * overlaps [ws_lo, ws_hi] and takes the one with the widest overlap, in log
+ * size (ties: more points, then the higher value): a cache level seen over
+ * the sizes where it should show, so that a plateau of small sets, whose
+ * rate a sweep inflates, cannot win by having more points outside them.
  */
 #ifndef ROOFLINE_PLATEAU_H
 #define ROOFLINE_PLATEAU_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* One sweep point.  min/max: spread of its trials (0 = use value). */
 struct plateau_point {
@@ -55,6 +63,7 @@ enum plateau_policy {
 	PLATEAU_WIDEST,       /* most points, then highest value: a cache */
 	PLATEAU_MAX_VALUE,    /* highest value */
 	PLATEAU_LARGEST_WS,   /* reaches the largest size: DRAM */
+	PLATEAU_MOST_INSIDE,  /* widest overlap with [ws_lo, ws_hi]: a cache */
 };
 
 /*
@@ -69,11 +78,15 @@ int plateau_find(const struct plateau_point *pts, size_t n,
 
 /*
  * The plateau of p[0..n) that a level with working sets in [ws_lo, ws_hi]
- * owns, by policy (see above), or NULL when none has its centre there.
- * Returns a pointer into p.
+ * owns, by policy (see above), or NULL when none has its centre there (for
+ * PLATEAU_MOST_INSIDE: when none overlaps it).  Returns a pointer into p.
  */
 const struct plateau *plateau_pick(const struct plateau *p, size_t n,
 				   double ws_lo, double ws_hi,
 				   enum plateau_policy policy);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* ROOFLINE_PLATEAU_H */

@@ -196,3 +196,18 @@ void plugin_loader_close(struct plugin_handle *h)
 	free(h->path);
 	free(h);
 }
+
+const char *const *plugin_history_sets(const struct rl_plugin *p)
+{
+	size_t end = offsetof(struct rl_plugin, history) + sizeof(p->history);
+
+	return p->size >= end ? p->history : NULL;
+}
+
+const char *plugin_option_default(const struct rl_plugin *p, const char *key)
+{
+	for (const struct rl_option *o = p->options; o && o->key; o++)
+		if (!strcmp(o->key, key))
+			return o->default_value;
+	return NULL;
+}

@@ -11,7 +11,7 @@
 #include "util.h"
 #include "yaml_tree.h"
 
-enum cfg_type { CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG };
+enum cfg_type { CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT };
 
 struct cfg_key {
 	const char *key;
@@ -42,6 +42,16 @@ static const struct cfg_key cfg_keys[] = {
 	  "error, warning, info or debug" },
 	{ "log", CFG_LOG, offsetof(struct config, log_syslog),
 	  "stderr or syslog" },
+	{ "notify_command", STR(notify_command),
+	  "run once per new finding, the finding as JSON on stdin" },
+	{ "notify_user", STR(notify_user),
+	  "user the notify command runs as (default: facility_user)" },
+	{ "notify_tries", CFG_COUNT, offsetof(struct config, notify_tries),
+	  "attempts of the notify command per finding" },
+	{ "notify_timeout", CFG_SECONDS, offsetof(struct config, notify_timeout_s),
+	  "longest run of the notify command before it is killed" },
+	{ "notify_backoff", CFG_SECONDS, offsetof(struct config, notify_backoff_s),
+	  "wait before the notify command's next try; doubles each try" },
 };
 
 void config_defaults(struct config *cfg)
@@ -61,6 +71,11 @@ void config_defaults(struct config *cfg)
 	cfg->pending_limit_s = 3600;
 	cfg->log_level = RL_LOG_INFO;
 	cfg->log_syslog = false;
+	cfg->notify_command = xstrdup("");
+	cfg->notify_user = xstrdup("");
+	cfg->notify_tries = 3;
+	cfg->notify_timeout_s = 30;
+	cfg->notify_backoff_s = 60;
 }
 
 void config_release(struct config *cfg)
@@ -109,6 +124,11 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 		return parse_ms(text, (long *)field);
 	case CFG_SECONDS:
 		if (util_parse_duration(text, &v) < 0 || v < 0)
+			return -EINVAL;
+		*(long *)field = v;
+		return 0;
+	case CFG_COUNT:
+		if (util_parse_long(text, &v) < 0 || v < 1 || v > 1000)
 			return -EINVAL;
 		*(long *)field = v;
 		return 0;

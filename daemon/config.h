@@ -30,6 +30,11 @@ struct config {
 				* counted as failed (a step may set its own) */
 	enum rl_log_level log_level;
 	bool log_syslog;
+	char *notify_command;  /* sh -c text run per new finding; "" = none */
+	char *notify_user;     /* "" = facility_user */
+	long notify_tries;     /* attempts per finding (1-1000) */
+	long notify_timeout_s; /* a try running longer is killed (failed) */
+	long notify_backoff_s; /* before the second try; doubles */
 };
 
 /* Fill cfg with defaults (paths next to the running program).  Caller

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "migrate.h"
+#include "notify.h"
 #include "util.h"
 
 /*
@@ -103,6 +104,8 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 		rc = -EIO;
 	if (rc == 0)
 		rc = listen_for_runs(e, err);
+	if (rc == 0)
+		notify_recover(e);
 	if (rc < 0) {
 		db_close(e->db);
 		e->db = NULL;
@@ -187,8 +190,10 @@ int engine_tick(struct engine *e, bool children_only)
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
-	if (!children_only)
+	if (!children_only) {
 		schedule_fire_due(e);
+		notify_pending(e);
+	}
 	return db_ok(e->db) ? more : -EIO;
 }
 

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "history.h"
 #include "log.h"
 #include "records.h"
 #include "slurm.h"
@@ -228,6 +229,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
+	rc = history_prepare(e, s, dir, uid, gid, &spec, err);
+	if (rc < 0)
+		goto out;
 	job_spec_format(&spec, &params);
 	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
 	rc = util_write_file_replace(path, params.buf, params.len, 0600);

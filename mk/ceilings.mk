@@ -4,7 +4,9 @@
 #   plugins/ert.c, plugins/spec.c   the plugins (libc + libm only)
 #   plugins/ert/benchio.c           fork/exec + TSV parsing, linked into both
 #   common/plateau.c                plateau detector, linked into ert.so and
-#                                   the tests
+#                                   the tests (ert-bench uses its point type)
+#   common/judge.c                  a trial spread as a standard deviation
+#                                   (the replay's noise), into both
 #   plugins/ert/bench_*.cu          ert-bench (CUDA C++17), built into bin/
 
 PLUGINS_JOB += ert spec
@@ -17,14 +19,21 @@ $(B)/obj/plugins/ert/plateau.o: common/plateau.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/plugins/ert.so: $(ERT_PIC_OBJS)
-$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/obj/plugins/ert/judge.o: common/judge.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/plugins/ert.so: $(ERT_PIC_OBJS) $(B)/obj/plugins/ert/judge.o
+$(B)/plugins/spec.so: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o \
+	$(B)/obj/plugins/ert/judge.o
+PLUGIN_LIBS_ert := -lm
+PLUGIN_LIBS_spec := -lm
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_plateau: $(B)/obj/common/plateau.o
-$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
-$(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
-$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o
+$(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
+$(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
+$(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
 
 # ---- ert-bench -------------------------------------------------------------
 # sm_80 code and compute_80 PTX (JIT for later GPUs: mma.sync loops only),
@@ -35,12 +44,12 @@ ERT_CU      := $(wildcard plugins/ert/bench_*.cu)
 ERT_ARCHS   := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),80 86 89 90))
 ERT_GENCODE := $(foreach a,$(ERT_ARCHS),-gencode arch=compute_$(a)$(if $(filter 90,$(a)),a),code=sm_$(a)$(if $(filter 90,$(a)),a)) \
                $(if $(filter 80,$(ERT_ARCHS)),-gencode arch=compute_80$(comma)code=compute_80)
-ERT_NVCCFLAGS := -O3 -std=c++17 -lineinfo $(ERT_GENCODE)
+ERT_NVCCFLAGS := -O3 -std=c++17 -lineinfo -Icommon $(ERT_GENCODE)
 
 ifneq ($(NVCC),)
 CUDA_PROGS += ert-bench
 
-$(B)/obj/plugins/ert/%.cu.o: plugins/ert/%.cu plugins/ert/ert_bench.h plugins/ert/wgmma_ops.h
+$(B)/obj/plugins/ert/%.cu.o: plugins/ert/%.cu plugins/ert/ert_bench.h plugins/ert/bench_mem.h plugins/ert/wgmma_ops.h common/plateau.h
 	@mkdir -p $(@D)
 	$(NVCC) $(ERT_NVCCFLAGS) -c -o $@ $<
 

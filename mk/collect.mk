@@ -4,6 +4,7 @@
 #
 #   plugins/ncu.c, plugins/ncu_import.c   the plugins (libc only)
 #   plugins/ncu/argv.c                    the ncu plugin's command line
+#   plugins/ncu/perturb.c                 ncu_import's declared changes (tests)
 #   common/ncu_csv.c                      the CSV reader (raw, details pages)
 #   common/ncu_table.c                    the metric table
 #   common/ncu_record.c                   device and kernel records
@@ -28,12 +29,12 @@ $(NCU_PIC_OBJS): $(B)/obj/plugins/ncu/%.o: common/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
-$(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS)
+$(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/perturb.o
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_ncu_csv: $(NCU_OBJS)
 $(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
-$(B)/tests/test_ncu_import: $(NCU_OBJS)
+$(B)/tests/test_ncu_import: $(NCU_OBJS) $(B)/obj/plugins/ncu/perturb.o
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
 $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)

@@ -5,6 +5,7 @@
 #
 #   PREFIX/sbin/{rooflined,roofline-job}   PREFIX/bin/roofline
 #   PREFIX/lib/rooflined/plugins/*.so      PREFIX/lib/rooflined/<CUDA programs>
+#   PREFIX/lib/rooflined/notify/*.sh       (the findings' notify hooks)
 #   PREFIX/share/rooflined/{sql,pipelines,etc}
 #   PREFIX/include/rooflined/rooflined_plugin.h
 #   PREFIX/share/man/man{1,5,7,8}/...      PREFIX/share/bash-completion/...
@@ -82,6 +83,8 @@ install-daemon: $(B)/bin/rooflined $(foreach p,$(PLUGINS_DAEMON),$(B)/plugins/$(
 	install -m 644 pipelines/*.yaml $(DESTDIR)$(PKGDATADIR)/pipelines/
 	install -m 644 $(GEN)/rooflined.yaml $(DESTDIR)$(SYSCONFDIR)/rooflined/
 	install -m 644 $(GEN)/rooflined.service $(DESTDIR)$(UNITDIR)/
+	install -d $(DESTDIR)$(PKGLIBDIR)/notify
+	install -m 755 etc/notify-*.sh $(DESTDIR)$(PKGLIBDIR)/notify/
 	$(call install_man,rooflined.8 rooflined.yaml.5 rooflined-pipeline.5)
 
 # login nodes: the CLI and its completion

@@ -16,9 +16,13 @@
  *            can be recomputed later.
  *
  * Bandwidth levels: hbm_triad, hbm_read, hbm_write, l1 and shared come from
- * dedicated kernels; l2 is the plateau of the L2-only ("cg") sweep series,
- * found by common/plateau.c (rule in plateau.h): the widest plateau (most
- * points) whose centre lies at or below the L2 size.  The working-set range
+ * dedicated kernels; l2's range is the plateau of the L2-only ("cg") sweep
+ * series, found by common/plateau.c (rule in plateau.h): the plateau that
+ * covers most of [L2 size / 16, L2 size] (PLATEAU_MOST_INSIDE; the sweep's
+ * smaller sets read at inflated rates and must not win by their number).  Its value is
+ * ert-bench's `l2` ceiling line (measured with trials at one size of that
+ * plateau, source "kernel") where the output has one, else, in outputs of
+ * earlier versions, the plateau's own median (source "sweep").  The range
  * of l1 is the widest plateau of the cached ("ca") series whose centre lies
  * below SMs x shared memory per SM; that of the hbm_* figures the plateau of
  * the "cg" series that reaches the largest size, centred above the L2 size;
@@ -63,6 +67,7 @@ struct ert_config {
 	char *replay;
 	struct rl_strlist perturb;
 	char *replay_as;
+	int noise;
 };
 
 static const struct rl_option ert_options[] = {
@@ -97,6 +102,9 @@ static const struct rl_option ert_options[] = {
 	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
 	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
 	  "'recorded' (the recorded GPUs as themselves)", 0 },
+	{ "noise", RL_OPT_BOOL, "false", offsetof(struct ert_config, noise),
+	  "replaying: give each measured figure the noise its recorded trials "
+	  "showed, drawn anew for each run, node and GPU (labelled)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -453,14 +461,26 @@ static void analyse_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 	find_plateaus(ctx, cfg, gv->index, "ca", &gv->ca);
 	find_plateaus(ctx, cfg, gv->index, "cg", &gv->cg);
 	if (l2 > 0) {
-		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, 0, l2,
-				      PLATEAU_WIDEST);
+		gv->l2 = plateau_pick(gv->cg.p, gv->cg.np, l2 / 16, l2,
+				      PLATEAU_MOST_INSIDE);
 		gv->hbm = plateau_pick(gv->cg.p, gv->cg.np, l2, 1e300,
 				       PLATEAU_LARGEST_WS);
 	}
 	if (l1 > 0)
 		gv->l1 = plateau_pick(gv->ca.p, gv->ca.np, 0, l1,
 				      PLATEAU_WIDEST);
+}
+
+/* The replay noise's seed of GPU idx in this run on this node: never 0. */
+static unsigned long noise_seed(const struct rl_ctx *ctx, long idx)
+{
+	unsigned long h = 1469598103934665603ul; /* FNV-1a */
+
+	for (const char *c = ctx->node; c && *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ul;
+	h = (h ^ (unsigned long)ctx->run_id) * 1099511628211ul;
+	h = (h ^ (unsigned long)idx) * 1099511628211ul;
+	return h ? h : 1;
 }
 
 /* Emit r, as the replayed GPU with its perturbations when replaying. */
@@ -512,6 +532,8 @@ static const struct plateau *range_of(const struct gpu_view *gv,
 		return gv->hbm;
 	if (!strcmp(name, "l1"))
 		return gv->l1;
+	if (!strcmp(name, "l2"))
+		return gv->l2;
 	return NULL;
 }
 
@@ -546,6 +568,10 @@ static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 	add_stats(&r, med, lo, hi, get_or(l, "trials", 0),
 		  benchio_get(l, "unit"));
 	benchio_rec_add(&r, "geometry", benchio_get(l, "geometry"));
+	/* what may explain a figure (fleet's likely causes) */
+	benchio_rec_add(&r, "sm_clock_max_mhz", benchio_get(gv->attr, "sm_clock_max_mhz"));
+	benchio_rec_add(&r, "throttle", benchio_get(l, "throttle"));
+	benchio_rec_add(&r, "power_w", benchio_get(l, "power_w"));
 	p = range_of(gv, name);
 	if (p) {
 		benchio_rec_addd(&r, "ws_min_bytes", p->ws_min);
@@ -633,15 +659,20 @@ static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 		    const struct benchio_doc *doc, struct gpu_view *gv)
 {
 	size_t ceilings = 0;
-	int rc = 0;
+	int rc = 0, l2_kernel = 0;
 
 	analyse_gpu(ctx, cfg, doc, gv);
 	for (size_t i = 0; i < doc->n && rc == 0; i++)
 		if (is_gpu_line(&doc->lines[i], "ceiling", gv->index)) {
+			const char *name = benchio_get(&doc->lines[i], "name");
+
+			l2_kernel |= name && !strcmp(name, "l2");
 			rc = emit_kernel_ceiling(ctx, gv, &doc->lines[i]);
 			ceilings++;
 		}
-	if (rc == 0 && gv->l2) {
+	if (rc == 0 && l2_kernel) {
+		/* measured inside the plateau: already emitted */
+	} else if (rc == 0 && gv->l2) {
 		rc = emit_l2(ctx, gv);
 		ceilings++;
 	} else if (rc == 0 && gv->cg.n) {
@@ -720,7 +751,8 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 		const struct benchio_line *a = attrs[j % nattr];
 		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
 					 benchio_get(a, "gpu"),
-					 base_name(cfg->replay), as_recorded };
+					 base_name(cfg->replay), as_recorded,
+					 cfg->noise ? noise_seed(ctx, idx[j]) : 0 };
 
 		memset(gv, 0, sizeof(*gv));
 		gv->attr = a;

@@ -28,6 +28,7 @@
 #include "ncu_record.h"
 #include "ncu_table.h"
 #include "ncu_value.h"
+#include "ncu/perturb.h"
 #include "rooflined_plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
@@ -37,6 +38,7 @@ struct import_config {
 	char *file;
 	char *metrics_table;
 	char *ncu_version;
+	struct rl_strlist perturb;
 };
 
 static const struct rl_option import_options[] = {
@@ -47,6 +49,10 @@ static const struct rl_option import_options[] = {
 	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
 	{ "ncu_version", RL_OPT_STRING, NULL, offsetof(struct import_config, ncu_version),
 	  "the Nsight Compute version that wrote the file, when known", 0 },
+	{ "perturb", RL_OPT_LIST, NULL, offsetof(struct import_config, perturb),
+	  "declared changes for tests of the regression analysis: \"KERNEL_GLOB "
+	  "METRIC_GLOB +N%\" (plugins/ncu/perturb.h); changed records are "
+	  "labelled synthetic", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -220,8 +226,34 @@ static const char *launch_arch(struct rl_ctx *ctx, const struct ncu_csv_launch *
 }
 
 /* The device records, then the kernel records. */
+/* Emit a kernel record, through the declared perturbations when any. */
+static int emit_kernel(struct rl_ctx *ctx, const struct perturb_rules *rules,
+		       const struct rl_field *fields)
+{
+	struct rl_field *out;
+	size_t nf = 0, textsize;
+	char *text;
+	int rc;
+
+	if (!rules->n)
+		return rl_emit(ctx, "kernel", fields);
+	while (fields[nf].key)
+		nf++;
+	textsize = 64 * nf + 4096;
+	out = calloc(nf + 2, sizeof(*out));
+	text = malloc(textsize);
+	rc = out && text ? perturb_apply(rules, fields, out, nf + 2, text, textsize)
+			 : -ENOMEM;
+	if (rc >= 0)
+		rc = rl_emit(ctx, "kernel", out);
+	free(out);
+	free(text);
+	return rc;
+}
+
 static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
-			struct import_job *j, long *passes)
+			const struct perturb_rules *rules, struct import_job *j,
+			long *passes)
 {
 	const struct rl_field extra[] = {
 		{ "source", "ncu-import" }, { "file", cfg->file },
@@ -252,7 +284,7 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 		n = launch_columns(j, a, l);
 		err = ncu_record_kernel(j->csv, i, j->scratch, n, extra, &rec);
 		if (!err)
-			err = rl_emit(ctx, "kernel", rec.fields);
+			err = emit_kernel(ctx, rules, rec.fields);
 		for (k = 0; k < n; k++) {
 			double p;
 
@@ -312,7 +344,9 @@ static enum rl_result import_run(struct rl_ctx *ctx, const void *config,
 {
 	const struct import_config *cfg = config;
 	struct import_job j;
+	struct perturb_rules rules = { NULL, 0 };
 	enum rl_result r = RL_FAIL;
+	char err[512];
 	long passes;
 
 	(void)state;
@@ -321,13 +355,19 @@ static enum rl_result import_run(struct rl_ctx *ctx, const void *config,
 		goto out;
 	rl_info(ctx, "%s: %zu kernel launches (%s page)", cfg->file, j.csv->n_launches,
 		j.csv->layout == NCU_CSV_RAW ? "raw" : "details");
-	if (emit_kernels(ctx, cfg, &j, &passes) || emit_summary(ctx, cfg, &j, passes)) {
+	if (perturb_parse(cfg->perturb.v, cfg->perturb.n, &rules, err, sizeof(err)) < 0) {
+		rl_error(ctx, "%s", err);
+		goto out;
+	}
+	if (emit_kernels(ctx, cfg, &rules, &j, &passes) ||
+	    emit_summary(ctx, cfg, &j, passes)) {
 		rl_error(ctx, "cannot emit records");
 		r = RL_RETRY;
 		goto out;
 	}
 	r = RL_OK;
 out:
+	perturb_release(&rules);
 	job_release(&j);
 	return r;
 }

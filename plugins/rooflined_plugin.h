@@ -169,6 +169,16 @@ struct rl_plugin {
 	enum rl_result (*run)(struct rl_ctx *ctx, const void *config, void *state);
 	/* fini (optional): free state; called whenever init succeeded. */
 	void (*fini)(void *state);
+	/*
+	 * history (optional; appended in 0.3, read only when size covers it):
+	 * the names of the history sets a daemon-side plugin reads,
+	 * NULL-terminated.  Before each attempt the daemon writes them from
+	 * the database, with the history the run's owner may see, as the
+	 * records of an input named "history"; each_input() reaches them like
+	 * a needed step's.  The sets, their parameters (options of the
+	 * plugin's own table) and their records: docs/findings.md.
+	 */
+	const char *const *history;
 };
 
 /* Helpers for plugins. */

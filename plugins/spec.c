@@ -446,7 +446,7 @@ static enum rl_result spec_replay_all(struct rl_ctx *ctx,
 		const struct benchio_line *a = attrs[j % nattr];
 		struct replay_gpu rg = { ctx->node, idx[j], benchio_get(a, "uuid"),
 					 benchio_get(a, "gpu"),
-					 base_name(cfg->attributes), as_recorded };
+					 base_name(cfg->attributes), as_recorded, 0 };
 		struct spec_replay rp = { &rg, &rules };
 
 		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],

@@ -8,7 +8,7 @@
  *   --gpu K       measure GPU K only (repeatable or comma list; default: all,
  *                 one after the other)
  *   --only G      groups: fp64 fp32 fp16 tensor hbm l2 l1 shared (default all;
- *                 l2 is the working-set sweep)
+ *                 l2 is the working-set sweep and the l2 ceiling)
  * Exit status: 0 ok, 1 a CUDA error (at once) or a wrong result (at the end,
  * after every figure was printed), 2 usage, 3 no CUDA
  * device or driver ("no CUDA device: ..." on stderr).
@@ -26,6 +26,8 @@
  *            sm_clock_eff_mhz power_w throttle geometry ws_bytes reps
  *            trial_s candidates check
  *            (a figure from a dedicated kernel; value = median over trials;
+ *            `l2` is measured at the sweep's fastest sizes in
+ *            [L2 size / 16, L2 size], see bench_memory.cu;
  *            check: ok, fail (a wrong result: exit status 1 at the end) or
  *            none (nothing to check);
  *            clocks are NVML samples taken while the trials ran: median,
@@ -36,8 +38,10 @@
  *   sweep    gpu series level_guess ws_bytes value unit min max trials
  *            sm_clock_mhz mem_clock_mhz geometry
  *            (one working-set size; series "ca": default-cached loads, L1
- *            allowed; "cg": ld.global.cg, L2 and below; level_guess is from
- *            the capacities only, the plateaus are found by the caller)
+ *            allowed; "cg": L2 and below (ld.global.cg, or, for
+ *            grid-stride candidates, ld.global.L1::no_allocate, as the
+ *            geometry says); level_guess is from the capacities only, the
+ *            plateaus are found by the caller)
  *   gpu_done gpu gpu_time_s launches wall_s
  *            (gpu_time_s: sum of every timed launch, calibration included)
  *   done     gpus wall_s
@@ -204,11 +208,17 @@ static double time_launch(struct ert_gpu *g, ert_cand &c, long reps,
 	return ms * 1e-3;
 }
 
-/* Size reps so that one launch lasts about target_ms; returns reps. */
+/*
+ * Size reps so that one launch lasts about target_ms; returns reps (reps0
+ * itself for a candidate with a fixed launch).
+ */
 static long calibrate(struct ert_gpu *g, ert_cand &c)
 {
 	double target = g->opts->target_ms * 1e-3, work, t;
 	long reps = c.reps0 > 0 ? c.reps0 : 1;
+
+	if (c.fixed)
+		return reps;
 
 	for (;;) {
 		t = time_launch(g, c, reps, &work, NULL, 0);
@@ -267,7 +277,8 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		}
 	}
 	ert_cand &c = cands[best];
-	double expect = g->opts->target_ms * 1e-3;
+	/* a fixed launch may be short: sample its clocks at once */
+	double expect = c.fixed ? 0 : g->opts->target_ms * 1e-3;
 	std::vector<double> rates, sm, mem, pw;
 	unsigned long long reasons = 0;
 
@@ -332,9 +343,11 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		   ert_kv("check", checked)});
 }
 
-void ert_sweep_point(struct ert_gpu *g, const char *series,
-		     const char *level_guess, ert_cand &c)
+struct plateau_point ert_sweep_point(struct ert_gpu *g, const char *series,
+				     const char *level_guess, ert_cand &c)
 {
+	struct plateau_point pt;
+
 	long reps = c.reps0;
 	double work, t;
 	std::vector<double> rates, sm, mem;
@@ -361,6 +374,11 @@ void ert_sweep_point(struct ert_gpu *g, const char *series,
 		   ert_kvd("sm_clock_mhz", median_of(sm)),
 		   ert_kvd("mem_clock_mhz", median_of(mem)),
 		   ert_kv("geometry", c.geometry)});
+	pt.ws = (double)c.ws_bytes;
+	pt.value = median_of(rates);
+	pt.min = *std::min_element(rates.begin(), rates.end());
+	pt.max = *std::max_element(rates.begin(), rates.end());
+	return pt;
 }
 
 /*
@@ -370,8 +388,9 @@ void ert_sweep_point(struct ert_gpu *g, const char *series,
  * (its own warm-up launch and trials).  The `geometry` field of the sweep
  * line names the winner.
  */
-void ert_sweep_best(struct ert_gpu *g, const char *series,
-		    const char *level_guess, std::vector<ert_cand> &cands)
+struct plateau_point ert_sweep_best(struct ert_gpu *g, const char *series,
+				    const char *level_guess,
+				    std::vector<ert_cand> &cands)
 {
 	size_t best = 0;
 	double best_rate = -1, work, t;
@@ -387,7 +406,7 @@ void ert_sweep_best(struct ert_gpu *g, const char *series,
 			}
 		}
 	}
-	ert_sweep_point(g, series, level_guess, cands[best]);
+	return ert_sweep_point(g, series, level_guess, cands[best]);
 }
 
 /* ---- device attributes ---- */

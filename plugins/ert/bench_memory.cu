@@ -1,39 +1,44 @@
 /*
- * bench_memory.cu - bandwidth: HBM (triad, read, write), L1, shared memory,
- * and the ERT-style working-set sweep from which the caller finds the L1, L2
- * and HBM plateaus.
+ * bench_memory.cu - bandwidth: L1, shared memory, the ERT-style working-set
+ * sweep from which the caller finds the L1, L2 and HBM plateaus, and the L2
+ * ceiling measured at the sweep's fastest large sizes; it allocates the buffers
+ * and hands the HBM figures to bench_hbm.cu.
  *
- * Bytes counted are the bytes the kernel asks for (16-byte vectors): triad
- * a[i] = b[i] + s*c[i] counts 3 x 16 per element (no write-allocate read:
- * full 32-byte sector writes need none), read 16, write 16.  HBM arrays are
- * 1 GiB each (at most 1/8 of the device memory), 20x the H100's L2.  Every
+ * Bytes counted are the bytes the kernel asks for (16-byte vectors).  Every
  * buffer is filled with hashed values in [0.5, 1.5) before use.  Loads that
  * the loop repeats over the same addresses (L1, shared, sweep) are asm
  * volatile and offset by r*zero (see k_l1), so neither the compiler nor
- * ptxas can hoist or merge them; HBM kernels take a cache-hint variant
- * (streaming, default, L2::256B prefetch) as a geometry candidate, the triad
- * also separate load/store hints, contiguous per-block slices and the arrays
- * shifted against each other; the sweep's ld.global.cg series takes the
- * fastest of a chunk kernel and grid-stride kernels at each size; every kernel
- * sums what it loads and stores the sum only under a condition that never
- * holds (the values are positive), so no load is dead code.  The triad's
- * output is checked against the host.
+ * ptxas can hoist or merge them; the sweep's L2 series takes the fastest of
+ * a chunk kernel and grid-stride kernels at each size; every kernel sums
+ * what it loads and stores the sum only under a condition that never holds
+ * (the values are positive), so no load is dead code.
+ *
+ * The L2 ceiling: the best rate at which a large working set is read from
+ * the L2.  The sweep's "cg" sizes in [L2 size / 16, L2 size] (sets too
+ * large for the small-set effects of the sweep's first megabytes, and still
+ * L2-resident) are ranked by their sweep rate; every grid-stride geometry at
+ * each of the three fastest is a candidate, and the fastest is measured like
+ * any other figure (warm-up, trials), so the `l2` ceiling line has a spread
+ * over trials at one working set, not across sizes.  The L2's rate is not
+ * flat over sizes (on the H100, 5.7 and 32 MiB read at 9.1-10.4 TB/s, 8-23
+ * MiB at 8.0-8.2), and a roof must not be beaten by a kernel at any of them.
+ * Its kernel launches are the sweep's (8 GiB each, about 1 ms), not
+ * calibrated to target_ms: persistent one-block-per-SM grids read small
+ * sets faster the longer a launch runs (on the H100, 5.7 MiB: 8.0-8.2 TB/s
+ * in 1 ms launches, 8.8-8.9 in 9 ms, 9.2-9.4 in 85 ms; bench/l2-explore.cu,
+ * docs/ceilings.md).  The fast sizes' rate varies from launch to launch
+ * (single-launch trials: 3-4 % spread), so each timed launch of the figure
+ * is a batch of L2_BATCH such launches between two events.  The caller
+ * reports the range of the sweep's L2 plateau with it.  No size in that
+ * range: no `l2` line (the caller then reports the plateau itself, as
+ * before).
  */
-#include "ert_bench.h"
+#include "bench_mem.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-
-__host__ __device__ inline float hashf(size_t i, uint32_t seed)
-{
-	uint32_t h = (uint32_t)i * 2654435761u ^ seed ^ (uint32_t)(i >> 32);
-
-	h ^= h >> 15;
-	h *= 2246822519u;
-	h ^= h >> 13;
-	return 0.5f + (float)(h & 0xffffff) * (1.0f / 16777216.0f);
-}
+#include <cstdio>
 
 __global__ void k_fill(float4 *p, size_t n, uint32_t seed)
 {
@@ -43,149 +48,6 @@ __global__ void k_fill(float4 *p, size_t n, uint32_t seed)
 	     i += stride)
 		p[i] = make_float4(hashf(4 * i, seed), hashf(4 * i + 1, seed),
 				   hashf(4 * i + 2, seed), hashf(4 * i + 3, seed));
-}
-
-__device__ __forceinline__ void acc4(float4 &a, const float4 &v)
-{
-	a.x += v.x;
-	a.y += v.y;
-	a.z += v.z;
-	a.w += v.w;
-}
-
-/* Store only under a condition that never holds: all values are > 0. */
-__device__ __forceinline__ void sink(float *out, const float4 &a)
-{
-	if (a.x + a.y + a.z + a.w == -1.0f)
-		out[blockIdx.x * blockDim.x + threadIdx.x] = a.x;
-}
-
-/* ---- HBM ---- */
-
-/*
- * Cache hints, a geometry candidate like any other: 0 streaming (ld.cs /
- * st.cs), 1 default, 2 loads with the L2::256B prefetch hint and default
- * stores.
- */
-template <int H> __device__ __forceinline__ float4 ld_hbm(const float4 *p)
-{
-	float4 v;
-
-	if (H == 0)
-		return __ldcs(p);
-	if (H == 1)
-		return *p;
-	asm volatile("ld.global.L2::256B.v4.f32 {%0,%1,%2,%3}, [%4];"
-		     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-		     : "l"(p));
-	return v;
-}
-
-template <int H> __device__ __forceinline__ void st_hbm(float4 *p, float4 v)
-{
-	if (H == 0)
-		__stcs(p, v);
-	else
-		*p = v;
-}
-
-template <int UNR, int H>
-__global__ void k_read(const float4 *__restrict__ a, size_t n, int reps,
-		       float *out)
-{
-	const size_t stride = (size_t)gridDim.x * blockDim.x;
-	const size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	float4 acc = make_float4(0, 0, 0, 0);
-
-	for (int r = 0; r < reps; r++) {
-		size_t i = i0;
-
-		for (; i + (UNR - 1) * stride < n; i += UNR * stride) {
-			float4 v[UNR];
-#pragma unroll
-			for (int u = 0; u < UNR; u++)
-				v[u] = ld_hbm<H>(a + i + u * stride);
-#pragma unroll
-			for (int u = 0; u < UNR; u++)
-				acc4(acc, v[u]);
-		}
-		for (; i < n; i += stride)
-			acc4(acc, ld_hbm<H>(a + i));
-	}
-	sink(out, acc);
-}
-
-template <int UNR, int H>
-__global__ void k_write(float4 *__restrict__ a, size_t n, int reps, float s)
-{
-	const size_t stride = (size_t)gridDim.x * blockDim.x;
-	const size_t i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-
-	for (int r = 0; r < reps; r++) {
-		size_t i = i0;
-
-		for (; i + (UNR - 1) * stride < n; i += UNR * stride) {
-#pragma unroll
-			for (int u = 0; u < UNR; u++) {
-				float x = s * (float)((i + u * stride) & 1023) + 1.0f;
-				st_hbm<H>(a + i + u * stride,
-					  make_float4(x, x + 1, x + 2, x + 3));
-			}
-		}
-		for (; i < n; i += stride) {
-			float x = s * (float)(i & 1023) + 1.0f;
-			st_hbm<H>(a + i, make_float4(x, x + 1, x + 2, x + 3));
-		}
-	}
-}
-
-/*
- * Triad a[i] = b[i] + s*c[i].  LH: the loads' cache hint, SH: the stores'
- * (see ld_hbm/st_hbm).  SLICE false: grid-stride loop (the whole grid sweeps
- * the arrays together); true: persistent blocks, each with one contiguous
- * slice of n/gridDim elements that its threads walk blockDim at a time.
- */
-template <int UNR, int LH, int SH, bool SLICE>
-__global__ void k_triad(float4 *__restrict__ a, const float4 *__restrict__ b,
-			const float4 *__restrict__ c, size_t n, int reps, float s)
-{
-	size_t stride, i0, end;
-
-	if (SLICE) {
-		const size_t per = (n + gridDim.x - 1) / gridDim.x;
-
-		stride = blockDim.x;
-		i0 = blockIdx.x * per + threadIdx.x;
-		end = min(n, (blockIdx.x + 1) * per);
-	} else {
-		stride = (size_t)gridDim.x * blockDim.x;
-		i0 = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-		end = n;
-	}
-	for (int r = 0; r < reps; r++) {
-		size_t i = i0;
-
-		for (; i + (UNR - 1) * stride < end; i += UNR * stride) {
-			float4 x[UNR], y[UNR];
-#pragma unroll
-			for (int u = 0; u < UNR; u++) {
-				x[u] = ld_hbm<LH>(b + i + u * stride);
-				y[u] = ld_hbm<LH>(c + i + u * stride);
-			}
-#pragma unroll
-			for (int u = 0; u < UNR; u++)
-				st_hbm<SH>(a + i + u * stride,
-					   make_float4(fmaf(s, y[u].x, x[u].x),
-						       fmaf(s, y[u].y, x[u].y),
-						       fmaf(s, y[u].z, x[u].z),
-						       fmaf(s, y[u].w, x[u].w)));
-		}
-		for (; i < end; i += stride) {
-			float4 x = ld_hbm<LH>(b + i), y = ld_hbm<LH>(c + i);
-			st_hbm<SH>(a + i, make_float4(fmaf(s, y.x, x.x), fmaf(s, y.y, x.y),
-						      fmaf(s, y.z, x.z), fmaf(s, y.w, x.w)));
-		}
-	}
 }
 
 /* ---- L1, shared, sweep: repeated loads through inline PTX ---- */
@@ -200,11 +62,11 @@ __device__ __forceinline__ float4 ld_ca(const float4 *p)
 	return v;
 }
 
-__device__ __forceinline__ float4 ld_cg(const float4 *p)
+__device__ __forceinline__ float4 ld_na(const float4 *p)
 {
 	float4 v;
 
-	asm volatile("ld.global.cg.v4.f32 {%0,%1,%2,%3}, [%4];"
+	asm volatile("ld.global.L1::no_allocate.v4.f32 {%0,%1,%2,%3}, [%4];"
 		     : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
 		     : "l"(p));
 	return v;
@@ -322,21 +184,27 @@ __global__ void k_sweep(const float4 *buf, long chunk_vec, int nchunks,
  * per thread.  A warp reads 512 consecutive bytes; neighbouring warps and
  * blocks read the next ones, so each wave of loads covers T*16 contiguous
  * bytes spread over all L2 slices (no block re-reads a small chunk of its
- * own).  `loads` is a multiple of UNR.
+ * own).  With `stagger`, block b starts b/gridDim of the way into the set
+ * (warp-aligned), so that the blocks do not all begin at the same addresses.
+ * `loads` is a multiple of UNR.  LD 0: ld.global.cg; 1:
+ * ld.global.L1::no_allocate (weak loads that leave nothing in L1: in this
+ * pattern an SM reads an address again only after the whole set).
  */
-template <int UNR>
-__global__ void k_sweep_gs(const float4 *buf, int nvec, long loads, float *out)
+template <int UNR, int LD>
+__global__ void k_sweep_gs(const float4 *buf, int nvec, long loads, float *out,
+			   int stagger)
 {
 	const long T = (long)gridDim.x * blockDim.x;
 	const int step = (int)(T % nvec);
-	int i = (int)((blockIdx.x * (long)blockDim.x + threadIdx.x) % nvec);
+	const long off = stagger ? (long)blockIdx.x * nvec / gridDim.x / 32 * 32 : 0;
+	int i = (int)((blockIdx.x * (long)blockDim.x + threadIdx.x + off) % nvec);
 	float4 acc = make_float4(0, 0, 0, 0);
 
 	for (long f = 0; f < loads; f += UNR) {
 		float4 v[UNR];
 #pragma unroll
 		for (int u = 0; u < UNR; u++) {
-			v[u] = ld_cg(buf + i);
+			v[u] = LD ? ld_na(buf + i) : ld_cg(buf + i);
 			i += step;
 			i = i >= nvec ? i - nvec : i;
 		}
@@ -348,157 +216,6 @@ __global__ void k_sweep_gs(const float4 *buf, int nvec, long loads, float *out)
 }
 
 /* ---- host side ---- */
-
-/* bench_main.cu: ert_sweep_point over the fastest of several candidates */
-void ert_sweep_best(struct ert_gpu *g, const char *series,
-		    const char *level_guess, std::vector<ert_cand> &cands);
-
-struct bufs {
-	float4 *a, *b, *c;
-	size_t n;    /* vectors per array (each allocated with SLACK_VEC more) */
-};
-
-/* Room after each HBM array for the triad's offset candidates: 4 MiB. */
-static const size_t SLACK_VEC = (4u << 20) / 16;
-
-/* Resident blocks of `threads` per SM for kernel f (at least 1). */
-template <typename F> static int resident(F f, int threads, size_t smem)
-{
-	int n = 0;
-
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, threads, smem));
-	return std::max(n, 1);
-}
-
-static std::string geo(int blocks, int threads, const std::string &more)
-{
-	return "grid=" + std::to_string(blocks) + "x1 block=" +
-	       std::to_string(threads) + (more.empty() ? "" : " " + more);
-}
-
-static const char *hint_name[] = {"cs", "default", "L2::256B"};
-
-/*
- * One triad candidate: a+oa = (b+ob) + 0.75 (c+oc), offsets in vectors
- * (< SLACK_VEC): the three streams start at different places relative to
- * each other inside the DRAM pages and channels.
- */
-template <int UNR, int LH, int SH, bool SLICE>
-static ert_cand triad_cand(struct ert_gpu *g, const bufs &m, int threads,
-			   size_t oa, size_t ob, size_t oc)
-{
-	const size_t n = m.n;
-	float4 *a = m.a + oa;
-	const float4 *b = m.b + ob, *c3 = m.c + oc;
-	int bl = g->sm_count * resident(k_triad<UNR, LH, SH, SLICE>, threads, 0);
-	ert_cand c;
-	std::string more = "unroll=" + std::to_string(UNR) + " hint=" +
-			   (LH == SH ? std::string(hint_name[LH])
-				     : std::string("ld.") + hint_name[LH] + "+st." +
-					       hint_name[SH]);
-
-	if (SLICE)
-		more += " slice";
-	if (oa || ob || oc)
-		more += " offsets=" + std::to_string(oa * 16) + "," +
-			std::to_string(ob * 16) + "," + std::to_string(oc * 16);
-	c.geometry = geo(bl, threads, more);
-	c.ws_bytes = (long)(3 * n * 16);
-	c.launch = [g, a, b, c3, bl, threads, n](long reps) {
-		k_triad<UNR, LH, SH, SLICE><<<bl, threads, 0, g->stream>>>(
-			a, b, c3, n, (int)reps, 0.75f);
-		return 48.0 * n * reps;
-	};
-	c.check = [a, n, ob, oc](long) {
-		/* a = b + 0.75 c at a few places, against the host's hash */
-		size_t idx[4] = {0, n / 3, n / 2 + 7, n - 1};
-		for (size_t i : idx) {
-			float4 v;
-			CK(cudaMemcpy(&v, a + i, sizeof(v), cudaMemcpyDeviceToHost));
-			float want[4];
-			for (int k = 0; k < 4; k++)
-				want[k] = std::fma(0.75f, hashf(4 * (oc + i) + k, 3),
-						   hashf(4 * (ob + i) + k, 2));
-			if (std::fabs(v.x - want[0]) > 1e-6f * std::fabs(want[0]) ||
-			    std::fabs(v.w - want[3]) > 1e-6f * std::fabs(want[3]))
-				return false;
-		}
-		return true;
-	};
-	return c;
-}
-
-template <int UNR, int H>
-static void hbm_cands(struct ert_gpu *g, const bufs &m, int threads,
-		      std::vector<ert_cand> &rd, std::vector<ert_cand> &wr,
-		      std::vector<ert_cand> &tr)
-{
-	const size_t n = m.n;
-	const long ws = (long)(n * 16);
-	const std::string more = "unroll=" + std::to_string(UNR) + " hint=" +
-				 hint_name[H];
-	int bl;
-	ert_cand c;
-
-	c.reps0 = 1;
-	bl = g->sm_count * resident(k_read<UNR, H>, threads, 0);
-	c.geometry = geo(bl, threads, more);
-	c.ws_bytes = ws;
-	c.launch = [g, m, bl, threads, n](long reps) {
-		k_read<UNR, H><<<bl, threads, 0, g->stream>>>(m.b, n, (int)reps,
-							       g->scratch);
-		return 16.0 * n * reps;
-	};
-	rd.push_back(c);
-	if (H != 2) {
-		bl = g->sm_count * resident(k_write<UNR, H>, threads, 0);
-		c.geometry = geo(bl, threads, more);
-		c.launch = [g, m, bl, threads, n](long reps) {
-			k_write<UNR, H><<<bl, threads, 0, g->stream>>>(
-				m.a, n, (int)reps, 0.5f);
-			return 16.0 * n * reps;
-		};
-		wr.push_back(c);
-	}
-	tr.push_back(triad_cand<UNR, H, H, false>(g, m, threads, 0, 0, 0));
-}
-
-static void bench_hbm(struct ert_gpu *g, const bufs &m)
-{
-	std::vector<ert_cand> rd, wr, tr;
-
-	hbm_cands<4, 0>(g, m, 1024, rd, wr, tr);
-	hbm_cands<4, 1>(g, m, 1024, rd, wr, tr);
-	hbm_cands<4, 2>(g, m, 1024, rd, wr, tr);
-	hbm_cands<4, 0>(g, m, 256, rd, wr, tr);
-	if (!g->opts->quick) {
-		hbm_cands<2, 0>(g, m, 1024, rd, wr, tr);
-		hbm_cands<2, 1>(g, m, 512, rd, wr, tr);
-		hbm_cands<8, 1>(g, m, 256, rd, wr, tr);
-		hbm_cands<8, 2>(g, m, 256, rd, wr, tr);
-	}
-	/* separate load and store hints, contiguous slices per block, and
-	 * the three arrays shifted against each other (8 KiB x odd, and
-	 * 512-byte multiples that are not 4 KiB multiples) */
-	if (!g->opts->quick) {
-		tr.push_back(triad_cand<4, 0, 1, false>(g, m, 1024, 0, 0, 0));
-		tr.push_back(triad_cand<4, 1, 0, false>(g, m, 1024, 0, 0, 0));
-		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 0, 37 * 512,
-							71 * 512));
-		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 0, 1001 * 32,
-							2003 * 32));
-		tr.push_back(triad_cand<4, 1, 1, true>(g, m, 1024, 0, 0, 0));
-		tr.push_back(triad_cand<4, 2, 0, false>(g, m, 1024, 0, 0, 0));
-		tr.push_back(triad_cand<4, 0, 0, false>(g, m, 1024, 0, 37 * 512,
-							71 * 512));
-		tr.push_back(triad_cand<4, 1, 1, false>(g, m, 1024, 5 * 512,
-							1001 * 32, 2003 * 32));
-		tr.push_back(triad_cand<8, 1, 1, false>(g, m, 512, 0, 0, 0));
-	}
-	ert_measure(g, "hbm_triad", "bandwidth", "B/s", tr);
-	ert_measure(g, "hbm_read", "bandwidth", "B/s", rd);
-	ert_measure(g, "hbm_write", "bandwidth", "B/s", wr);
-}
 
 template <int NLOAD, bool NC>
 static ert_cand l1_cand(struct ert_gpu *g, const bufs &m, int threads)
@@ -570,28 +287,63 @@ static void bench_l1_shared(struct ert_gpu *g, const bufs &m)
 	}
 }
 
-/* One grid-stride sweep candidate (ld.global.cg) of `ws` bytes. */
-template <int UNR>
+/*
+ * One grid-stride sweep candidate of `ws` bytes: bps blocks of `threads` per
+ * SM (0: as many as are resident), UNR loads in flight per thread, LD as in
+ * k_sweep_gs.
+ */
+template <int UNR, int LD>
 static ert_cand sweep_gs_cand(struct ert_gpu *g, const bufs &m, long ws,
-			      int threads)
+			      int threads, int bps = 0, int stagger = 0)
 {
-	const int bl = g->sm_count * resident(k_sweep_gs<UNR>, threads, 0);
+	const int bl = g->sm_count *
+		       (bps ? bps : resident(k_sweep_gs<UNR, LD>, threads, 0));
 	const int nvec = (int)(ws / 16);
 	ert_cand c;
 
 	/* about 8 GiB per launch, in multiples of UNR loads per thread */
 	long loads = ((8L << 30) / (16L * bl * threads) + UNR - 1) / UNR * UNR;
 
-	c.geometry = geo(bl, threads, "ld.cg stride=grid unroll=" +
-					      std::to_string(UNR));
+	c.geometry = geo(bl, threads,
+			 std::string(LD ? "ld.L1::no_allocate" : "ld.cg") +
+				 " stride=grid unroll=" + std::to_string(UNR) +
+				 (stagger ? " stagger" : ""));
 	c.reps0 = loads;
 	c.ws_bytes = ws;
-	c.launch = [g, m, bl, threads, nvec](long n) {
-		k_sweep_gs<UNR><<<bl, threads, 0, g->stream>>>(m.b, nvec, n,
-								g->scratch);
+	c.launch = [g, m, bl, threads, nvec, stagger](long n) {
+		k_sweep_gs<UNR, LD><<<bl, threads, 0, g->stream>>>(
+			m.b, nvec, n, g->scratch, stagger);
 		return 16.0 * bl * threads * n;
 	};
 	return c;
+}
+
+/* The grid-stride candidates of one L2-sized working set. */
+static void l2_cands(struct ert_gpu *g, const bufs &m, long ws,
+		     std::vector<ert_cand> &c)
+{
+	c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 1024));
+	c.push_back(sweep_gs_cand<4, 0>(g, m, ws, 1024));
+	c.push_back(sweep_gs_cand<8, 0>(g, m, ws, 256));
+	c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 1024, 1));
+	c.push_back(sweep_gs_cand<4, 0>(g, m, ws, 512, 1));
+	c.push_back(sweep_gs_cand<2, 1>(g, m, ws, 1024, 1));
+	c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 1024, 1, 1));
+	c.push_back(sweep_gs_cand<4, 0>(g, m, ws, 512, 1, 1));
+	c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 1024, 0, 1));
+	if (!g->opts->quick) {
+		c.push_back(sweep_gs_cand<4, 0>(g, m, ws, 512));
+		c.push_back(sweep_gs_cand<8, 0>(g, m, ws, 1024));
+		c.push_back(sweep_gs_cand<16, 0>(g, m, ws, 256));
+		c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 512));
+		c.push_back(sweep_gs_cand<1, 0>(g, m, ws, 1024));
+		c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 768, 1));
+		c.push_back(sweep_gs_cand<8, 0>(g, m, ws, 512, 1));
+		c.push_back(sweep_gs_cand<4, 1>(g, m, ws, 1024));
+		c.push_back(sweep_gs_cand<1, 1>(g, m, ws, 1024, 1));
+		c.push_back(sweep_gs_cand<2, 0>(g, m, ws, 768, 1, 1));
+		c.push_back(sweep_gs_cand<1, 0>(g, m, ws, 1024, 1, 1));
+	}
 }
 
 /* One sweep point of `ws` bytes (a multiple of threads*16). */
@@ -624,9 +376,15 @@ static ert_cand sweep_cand(struct ert_gpu *g, const bufs &m, long ws)
 	return c;
 }
 
-static void bench_sweep(struct ert_gpu *g, const bufs &m)
+/*
+ * The sweep; returns the "cg" series' points (size order) for the L2
+ * ceiling.
+ */
+static std::vector<plateau_point> bench_sweep(struct ert_gpu *g, const bufs &m)
 {
-	const long max_ws = (long)(m.n * 16);
+	/* sizes up to 1 GiB: the HBM plateau needs no more */
+	const long max_ws = std::min((long)(m.n * 16), 1L << 30);
+	std::vector<plateau_point> cg_pts;
 	const long l1_guess = (long)g->sm_count * (long)g->smem_per_sm;
 	std::vector<long> sizes;
 
@@ -661,30 +419,70 @@ static void bench_sweep(struct ert_gpu *g, const bufs &m)
 				/* the same working set, however the chunks fell */
 				ws = c[0].ws_bytes;
 			}
-			if (cg && ws <= (long)g->l2_bytes) {
-				c.push_back(sweep_gs_cand<2>(g, m, ws, 1024));
-				c.push_back(sweep_gs_cand<4>(g, m, ws, 1024));
-				c.push_back(sweep_gs_cand<8>(g, m, ws, 256));
-				if (!g->opts->quick) {
-					c.push_back(sweep_gs_cand<4>(g, m, ws, 512));
-					c.push_back(sweep_gs_cand<8>(g, m, ws, 1024));
-					c.push_back(sweep_gs_cand<16>(g, m, ws, 256));
-					c.push_back(sweep_gs_cand<2>(g, m, ws, 512));
-					c.push_back(sweep_gs_cand<1>(g, m, ws, 1024));
-				}
-			}
+			if (cg && ws <= (long)g->l2_bytes)
+				l2_cands(g, m, ws, c);
 			const char *guess =
 				!cg && c[0].ws_bytes <= l1_guess ? "l1"
 				: c[0].ws_bytes <= (long)g->l2_bytes ? "l2" : "hbm";
 
-			ert_sweep_best(g, cg ? "cg" : "ca", guess, c);
+			plateau_point p = ert_sweep_best(g, cg ? "cg" : "ca", guess, c);
+
+			if (cg)
+				cg_pts.push_back(p);
 		}
+	return cg_pts;
+}
+
+/* Sweep launches per timed l2 launch (file comment). */
+static const int L2_BATCH = 8;
+
+/*
+ * The L2 ceiling: the fastest large L2-resident read the sweep found, read
+ * again with trials (file comment).  Candidates: every grid-stride geometry
+ * at each of the three fastest "cg" sizes in [L2 size / 16, L2 size].
+ */
+static void bench_l2(struct ert_gpu *g, const bufs &m,
+		     const std::vector<plateau_point> &pts)
+{
+	const double lo = (double)g->l2_bytes / 16, hi = (double)g->l2_bytes;
+	std::vector<plateau_point> in;
+	std::vector<ert_cand> c;
+
+	for (const plateau_point &p : pts)
+		if (p.ws >= lo && p.ws <= hi)
+			in.push_back(p);
+	if (in.empty()) {
+		fprintf(stderr, "ert-bench: gpu %d: no sweep size in [L2/16, L2], "
+			"no l2 ceiling\n", g->index);
+		return;
+	}
+	std::sort(in.begin(), in.end(),
+		  [](const plateau_point &x, const plateau_point &y) {
+			  return x.value > y.value;
+		  });
+	for (size_t i = 0; i < in.size() && i < 3; i++)
+		l2_cands(g, m, (long)in[i].ws, c);
+	for (ert_cand &k : c) {
+		std::function<double(long)> one = k.launch;
+
+		/* a timed launch is a batch of L2_BATCH sweep launches */
+		k.launch = [one](long reps) {
+			double work = 0;
+
+			for (int b = 0; b < L2_BATCH; b++)
+				work += one(reps);
+			return work;
+		};
+		k.geometry += " batch=" + std::to_string(L2_BATCH);
+		k.fixed = true;
+	}
+	ert_measure(g, "l2", "bandwidth", "B/s", c);
 }
 
 void ert_bench_memory(struct ert_gpu *g)
 {
 	bufs m;
-	size_t bytes = std::min((size_t)1 << 30, g->mem_bytes / 8);
+	size_t bytes = std::min((size_t)2 << 30, g->mem_bytes / 8);
 
 	m.n = bytes / 16;
 	CK(cudaMalloc(&m.a, (m.n + SLACK_VEC) * 16));
@@ -696,10 +494,10 @@ void ert_bench_memory(struct ert_gpu *g)
 	CK(cudaGetLastError());
 	CK(cudaStreamSynchronize(g->stream));
 	if (g->opts->groups & ERT_G_HBM)
-		bench_hbm(g, m);
+		ert_bench_hbm(g, m);
 	bench_l1_shared(g, m);
 	if (g->opts->groups & ERT_G_L2)
-		bench_sweep(g, m);
+		bench_l2(g, m, bench_sweep(g, m));
 	CK(cudaFree(m.a));
 	CK(cudaFree(m.b));
 	CK(cudaFree(m.c));

@@ -6,7 +6,9 @@
  *                     the measuring harness and the TSV output
  *   bench_compute.cu  FP64/FP32/FP16x2 FMA and add-only register loops
  *   bench_tensor.cu   tensor-core loops: mma.sync (sm_80+) and wgmma (sm_90a)
- *   bench_memory.cu   HBM triad/read/write, L1, shared memory, the sweep
+ *   bench_memory.cu   L1, shared memory, the sweep, the L2 ceiling
+ *   bench_hbm.cu      HBM triad/read/write
+ *   (bench_mem.h: what the last two share)
  *
  * Each bench_* file adds its figures through the harness below; the harness
  * owns the timing (CUDA events), the geometry search, the trials and the
@@ -16,6 +18,7 @@
 #define ERT_BENCH_H
 
 #include <cuda_runtime.h>
+#include "plateau.h"
 #include <functional>
 #include <string>
 #include <vector>
@@ -98,6 +101,7 @@ struct ert_cand {
 	std::string geometry;  /* e.g. "grid=528x1 block=256 ilp=8" */
 	std::function<double(long reps)> launch;
 	long reps0 = 1;        /* repetitions for the first, calibrating launch */
+	bool fixed = false;    /* no calibration: every launch does reps0 */
 	long ws_bytes = 0;     /* working set of the launch (bandwidth), or 0 */
 	bool clocked = false;  /* the kernel calls ert_clk_mark(g->clk, ...) */
 	/*
@@ -116,9 +120,20 @@ struct ert_cand {
 void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		 const char *unit, std::vector<ert_cand> &cands);
 
-/* One sweep point: time `trials` launches of cand, print a `sweep` line. */
-void ert_sweep_point(struct ert_gpu *g, const char *series,
-		     const char *level_guess, ert_cand &cand);
+/*
+ * One sweep point: time `trials` launches of cand, print a `sweep` line;
+ * returns the point (ws, median, min, max of the trials).
+ */
+struct plateau_point ert_sweep_point(struct ert_gpu *g, const char *series,
+				     const char *level_guess, ert_cand &cand);
+
+/*
+ * One sweep point with several geometry candidates: each is timed once, the
+ * fastest is measured by ert_sweep_point (whose point it returns).
+ */
+struct plateau_point ert_sweep_best(struct ert_gpu *g, const char *series,
+				    const char *level_guess,
+				    std::vector<ert_cand> &cands);
 
 /* Abort with a message naming the call when err is not cudaSuccess. */
 void ert_cuda_check(cudaError_t err, const char *what, const char *file,

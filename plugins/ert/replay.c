@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay.h"
+
+#include "judge.h"
 
 /* Every ceiling name ert or spec emits (docs/ceilings.md). */
 static const char *const known_ceilings[] = {
@@ -319,7 +322,8 @@ static int apply_rule(const struct replay_rule *r, int measured,
 }
 
 static void label(const struct replay_gpu *g, const struct replay_rules *rules,
-		  unsigned long mask, size_t nrules, char *buf, size_t size)
+		  unsigned long mask, size_t nrules, double noise, char *buf,
+		  size_t size)
 {
 	size_t used;
 
@@ -327,6 +331,10 @@ static void label(const struct replay_gpu *g, const struct replay_rules *rules,
 		 g->recorded_uuid ? g->recorded_uuid : "?",
 		 g->recording ? g->recording : "?",
 		 g->recorded_index ? g->recorded_index : "?");
+	if (noise != 1) {
+		used = strlen(buf);
+		snprintf(buf + used, size - used, "; trial noise x%.6f", noise);
+	}
 	for (size_t i = 0, first = 1; i < nrules && i < 32; i++) {
 		if (!(mask & (1ul << i)))
 			continue;
@@ -363,6 +371,7 @@ int replay_apply(const struct replay_gpu *g, const struct replay_rules *rules,
 	char uuid[256], idx[32], syn[1024];
 	unsigned long mask = 0;
 	struct rec_edit e;
+	double noise = 1;
 
 	edit_from(in, &e);
 	if (!strcmp(kind, "ceiling"))
@@ -371,6 +380,16 @@ int replay_apply(const struct replay_gpu *g, const struct replay_rules *rules,
 			    ceiling_selected(&rules->v[i], e.name) &&
 			    apply_rule(&rules->v[i], measured, &e) && i < 32)
 				mask |= 1ul << i;
+	if (g->noise_seed && measured && !strcmp(kind, "ceiling") && e.name) {
+		const char *sp = rl_field_get(in->f, "spread_pct"),
+			   *tr = rl_field_get(in->f, "trials");
+
+		noise = replay_noise_factor(g->noise_seed, e.name,
+					    sp ? strtod(sp, NULL) : -1,
+					    tr ? strtol(tr, NULL, 10) : 0);
+		for (int i = 0; i < 4; i++)
+			e.v[i] *= noise;
+	}
 	replay_uuid(g, uuid, sizeof(uuid));
 	snprintf(idx, sizeof(idx), "%ld", g->index);
 	benchio_rec_init(out);
@@ -388,16 +407,41 @@ int replay_apply(const struct replay_gpu *g, const struct replay_rules *rules,
 			v = e.cuda;
 		else if (!strcmp(f->key, "sm_clock_mhz") && *e.sm_clock_s)
 			v = e.sm_clock_s;
-		for (int i = 0; i < 4 && mask; i++)
+		for (int i = 0; i < 4 && (mask || noise != 1); i++)
 			if (!strcmp(f->key, value_keys[i]) && e.has_v[i]) {
 				snprintf(num, sizeof(num), "%.17g", e.v[i]);
 				v = num;
 			}
 		benchio_rec_add(out, f->key, v);
 	}
-	label(g, rules, mask, rules->n, syn, sizeof(syn));
+	label(g, rules, mask, rules->n, noise, syn, sizeof(syn));
 	benchio_rec_add(out, "synthetic", syn);
 	if (changed)
 		*changed = mask;
 	return out->overflow ? -E2BIG : 0;
+}
+
+/* splitmix64: a well-mixed 64-bit hash step */
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+double replay_noise_factor(unsigned long seed, const char *name,
+			   double spread_pct, long trials)
+{
+	uint64_t h = mix64(seed);
+	double u1, u2, z, sd = judge_trial_sd_pct(spread_pct, trials) / 100;
+
+	if (!(sd > 0))
+		return 1;
+	for (const char *c = name; *c; c++)
+		h = mix64(h ^ (unsigned char)*c);
+	u1 = ((double)(h >> 11) + 0.5) / 9007199254740992.0;
+	u2 = ((double)(mix64(h) >> 11) + 0.5) / 9007199254740992.0;
+	z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2); /* Box-Muller */
+	return 1 + z * sd;
 }

@@ -98,7 +98,20 @@ struct replay_gpu {
 	const char *recording;      /* the recording's file name (borrowed) */
 	int as_recorded;            /* keep the recorded UUID (replay_as:
 				       recorded): the recording's own GPU */
+	unsigned long noise_seed;   /* nonzero: measured ceilings get trial
+				       noise (replay_noise_factor) */
 };
+
+/*
+ * The factor a replayed figure is scaled by to give it realistic noise:
+ * 1 + z x sd, where sd is the relative standard deviation its own trials
+ * showed (spread_pct over `trials`, as common/judge.h reads a spread) and z
+ * a standard normal number drawn deterministically from seed and name (the
+ * same seed and name always give the same z).  1 when the spread is
+ * unknown.
+ */
+double replay_noise_factor(unsigned long seed, const char *name,
+			   double spread_pct, long trials);
 
 /*
  * "GPU-replay-NODE-INDEX-of-RECORDED_UUID" into buf (truncated to fit); the

@@ -58,7 +58,8 @@ done
 
 # -- the analysis step (rooflined's own child, as alice) and the views
 is "$(sql "select string_agg(step_id || ':' || state, ',' order by id) from steps where run_id = $run and on_daemon")" \
-	"roofline:succeeded,chart:succeeded" "the analysis and chart steps ran on the daemon side"
+	"roofline:succeeded,chart:succeeded,regressions:succeeded" \
+	"the analysis, chart and regressions steps ran on the daemon side"
 is "$(sql "select verdict from roofline_points where run_id = $run and kernel like 'kernel_A(%'")" compute-bound \
 	"kernel_A is compute-bound (seed: near the FP64 add peak)"
 is "$(sql "select verdict from roofline_points where run_id = $run and kernel like 'kernel_B(%'")" latency-bound \

@@ -1,8 +1,10 @@
 /*
  * test_ert_parse.c - the ert plugin (plugins/ert.c, included here) against a
  * stand-in host: the real H100 output (tests/fixtures/ert/h100-quick.tsv)
- * replayed into records, the failure paths (no GPU, no program, a failed
- * result check, bad options), and benchio's parser and runner.
+ * replayed into records, the outputs of the versions that measure the L2
+ * ceiling with trials (issue13/h100-quick.tsv, issue13/h100-run4-quick.tsv),
+ * the failure paths (no GPU, no program, a failed result check, bad
+ * options), and benchio's parser and runner.
  *
  * Expected values come from the fixture text, parsed here by the test's own
  * code, or from the formulas (spread = (max - min) / median * 100).
@@ -24,6 +26,9 @@
 #include "stub_host.h"
 
 #define FIXTURE "tests/fixtures/ert/h100-quick.tsv"
+
+/* The recording the fixture_* helpers read (FIXTURE unless a test says). */
+static const char *fixture_path = FIXTURE;
 
 struct fixture {
 	struct stub_host h;
@@ -52,6 +57,7 @@ static int setup(void **state)
 	/* a replay plays the Slurm job's GPUs: none here */
 	unsetenv("SLURM_JOB_GPUS");
 	unsetenv("CUDA_VISIBLE_DEVICES");
+	fixture_path = FIXTURE;
 	*state = f;
 	return 0;
 }
@@ -116,7 +122,7 @@ static double getd(const char *text, const char *key)
 static int fixture_line(const char *type, const char *name, char *out,
 			size_t size)
 {
-	FILE *fp = fopen(FIXTURE, "r");
+	FILE *fp = fopen(fixture_path, "r");
 	char line[8192], buf[128];
 	int found = 0;
 
@@ -135,7 +141,7 @@ static int fixture_line(const char *type, const char *name, char *out,
 
 static size_t fixture_count(const char *type)
 {
-	FILE *fp = fopen(FIXTURE, "r");
+	FILE *fp = fopen(fixture_path, "r");
 	char line[8192];
 	size_t n = 0;
 
@@ -238,6 +244,45 @@ static void test_replay_h100(void **state)
 	r = find_rec(&f->h, "ceiling", "shared");
 	assert_non_null(r);
 	assert_true(getd(r, "ws_min_bytes") == getd(line, "ws_bytes"));
+}
+
+/*
+ * A recording with an `l2` ceiling line (measured with trials at one size):
+ * one l2 record, the bench's numbers, source "kernel", the range of the
+ * sweep's L2 plateau, inside the L2.
+ */
+static void replay_l2_kernel(struct fixture *f, char *path)
+{
+	char line[8192], attr[8192];
+	const char *r;
+
+	fixture_path = path;
+	f->cfg.replay = path;
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 fixture_count("ceiling"));
+	assert_true(fixture_line("attr", NULL, attr, sizeof(attr)));
+	assert_true(fixture_line("ceiling", "l2", line, sizeof(line)));
+	r = find_rec(&f->h, "ceiling", "l2");
+	assert_non_null(r);
+	assert_true(strstr(r, "\tsource=kernel") != NULL);
+	assert_true(getd(r, "value") == getd(line, "median"));
+	assert_true(fabs(getd(r, "spread_pct") -
+			 (getd(line, "max") - getd(line, "min")) /
+				 getd(line, "median") * 100) < 1e-9);
+	assert_true(getd(r, "ws_min_bytes") < getd(r, "ws_max_bytes"));
+	assert_true(getd(r, "ws_max_bytes") <= getd(attr, "l2_bytes"));
+	assert_true(getd(line, "ws_bytes") <= getd(attr, "l2_bytes"));
+}
+
+static void test_replay_l2_kernel_h100(void **state)
+{
+	replay_l2_kernel(*state, "tests/fixtures/ert/issue13/h100-quick.tsv");
+}
+
+static void test_replay_l2_kernel_run4(void **state)
+{
+	replay_l2_kernel(*state, "tests/fixtures/ert/issue13/h100-run4-quick.tsv");
 }
 
 /* ert-raw.tsv is the bench output byte for byte. */
@@ -426,6 +471,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_replay_h100, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_l2_kernel_h100, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replay_l2_kernel_run4, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_replay_keeps_raw, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_gpu, setup, teardown),

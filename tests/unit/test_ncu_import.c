@@ -250,6 +250,46 @@ static void expect_fail(struct world *w, const char *file, const char *msg)
 		fail_msg("log lacks '%s':\n%s", msg, w->h.log.buf);
 }
 
+/* Declared perturbations (plugins/ncu/perturb.h): the matching metrics of
+ * the matching kernels scaled, the others untouched, the record labelled;
+ * bad rules refused. */
+static void test_perturb(void **state)
+{
+	char *items[] = { "kernel_C* dram__bytes.* +60%", "kernel_? gpu__time_duration.sum -50%" };
+	char *bad[] = { "kernel_C* dram__bytes.*" }, *bad2[] = { "k m 60" },
+	     *bad3[] = { "k m -100%" };
+	const struct rl_field in[] = { { "kernel", "kernel_C(double*)" },
+				       { "dram__bytes.sum", "1000" },
+				       { "dram__bytes.avg", "10" },
+				       { "gpu__time_duration.sum", "8" },
+				       { "lts__t_bytes.sum", "77" }, { NULL, NULL } };
+	const struct rl_field other[] = { { "kernel", "kernel_A(double*)" },
+					  { "dram__bytes.sum", "1000" }, { NULL, NULL } };
+	struct perturb_rules rules;
+	struct rl_field out[8];
+	char err[256], text[1024];
+
+	(void)state;
+	assert_int_equal(perturb_parse(items, 2, &rules, err, sizeof(err)), 0);
+	assert_int_equal(perturb_apply(&rules, in, out, 8, text, sizeof(text)), 1);
+	assert_string_equal(rl_field_get(out, "dram__bytes.sum"), "1600");
+	assert_string_equal(rl_field_get(out, "dram__bytes.avg"), "16");
+	assert_string_equal(rl_field_get(out, "gpu__time_duration.sum"), "8");
+	assert_string_equal(rl_field_get(out, "lts__t_bytes.sum"), "77");
+	assert_string_equal(rl_field_get(out, "synthetic"),
+			    "perturbed: kernel_C* dram__bytes.* +60%");
+	assert_int_equal(perturb_apply(&rules, other, out, 8, text, sizeof(text)), 0);
+	assert_string_equal(rl_field_get(out, "dram__bytes.sum"), "1000");
+	assert_null(rl_field_get(out, "synthetic"));
+	/* too small an output is refused, not overrun */
+	assert_int_equal(perturb_apply(&rules, in, out, 3, text, sizeof(text)), -E2BIG);
+	perturb_release(&rules);
+	assert_int_equal(perturb_parse(bad, 1, &rules, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "expected KERNEL METRICS"));
+	assert_int_equal(perturb_parse(bad2, 1, &rules, err, sizeof(err)), -EINVAL);
+	assert_int_equal(perturb_parse(bad3, 1, &rules, err, sizeof(err)), -EINVAL);
+}
+
 static void test_bad_files(void **state)
 {
 	struct world *w = *state;
@@ -272,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_speed_of_light_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_sets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+		cmocka_unit_test(test_perturb),
 	};
 	const char *d = getenv("NCU_FIXTURES");
 

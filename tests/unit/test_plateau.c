@@ -1,10 +1,15 @@
 /*
  * test_plateau.c - the plateau detector (common/plateau.c): the rule on
  * made-up curves, its errors, level picking, and the rule on the working-set
- * sweeps recorded on an H100 SXM (tests/fixtures/ert/h100-quick.tsv).
+ * sweeps recorded on seven H100 SXMs (50 MiB L2: tests/fixtures/ert/h100-*.tsv
+ * and issue13/h100-*.tsv), and on those real sweeps with every size and the
+ * L2 size scaled to a 60 MiB L2 (the H200's; no H200 was lent for issue 13:
+ * every request was served by an H100), a 96 and a 126 MiB one
+ * (SYNTHETIC: real values, sizes stretched, labelled so in the output).
  *
  * Expected values are computed here from the inputs (medians of the points a
- * plateau must hold), never copied from the detector's output.
+ * plateau must hold, the HBM peak from the recorded attributes), never
+ * copied from the detector's output.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,6 +25,21 @@
 #include "plateau.h"
 
 #define FIXTURE "tests/fixtures/ert/h100-quick.tsv"
+#define FIXDIR "tests/fixtures/ert/"
+
+/* Real sweeps: every L2 plateau test runs on each. */
+static const char *const recorded[] = {
+	FIXDIR "h100-quick.tsv",               FIXDIR "h100-full.tsv",
+	FIXDIR "issue13/h100-quick.tsv",       FIXDIR "issue13/h100-full.tsv",
+	FIXDIR "issue13/h100-run4-quick.tsv",  FIXDIR "issue13/h100-run4-full.tsv",
+	FIXDIR "issue13/h100-run5-quick.tsv",  FIXDIR "issue13/h100-run5-full.tsv",
+	FIXDIR "issue13/h100-run1-quick.tsv",  FIXDIR "issue13/h100-run1-full.tsv",
+	FIXDIR "issue13/h100-run9-quick.tsv",  FIXDIR "issue13/h100-run9-full.tsv",
+	FIXDIR "issue13/h100-run11-quick.tsv", FIXDIR "issue13/h100-run11-full.tsv",
+	FIXDIR "issue13/h100-run14-quick.tsv", FIXDIR "issue13/h100-run14-full.tsv",
+	FIXDIR "issue13/h100-run16-quick.tsv", FIXDIR "issue13/h100-run16-full.tsv",
+	NULL,
+};
 
 static const struct plateau_rule rule10 = { 0.10, 3 };
 
@@ -190,12 +210,47 @@ static void test_pick(void **state)
 	assert_ptr_equal(plateau_pick(p, 3, 0, 6e6, PLATEAU_LARGEST_WS), &p[0]);
 }
 
+/*
+ * PLATEAU_MOST_INSIDE: the widest overlap with the window wins, not the
+ * most points.  The shape of the H100 sweep of run 14 (full): a plateau of
+ * small sets, 1.4-5.7 MiB, five points, overlapping a [3.1, 50] MiB window
+ * by 3.1-5.7 MiB, and the L2's own, 8-22.6 MiB, four points, inside it.
+ */
+static void test_pick_most_inside(void **state)
+{
+	const double mib = 1048576;
+	struct plateau p[3];
+
+	(void)state;
+	memset(p, 0, sizeof(p));
+	p[0] = (struct plateau){ .ws_min = 1.41 * mib, .ws_max = 5.66 * mib,
+				 .value = 10, .npoints = 5 };
+	p[1] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 22.6 * mib,
+				 .value = 8, .npoints = 4 };
+	p[2] = (struct plateau){ .ws_min = 64 * mib, .ws_max = 1024 * mib,
+				 .value = 3, .npoints = 9 };
+	assert_ptr_equal(plateau_pick(p, 3, 0, 50 * mib, PLATEAU_WIDEST), &p[0]);
+	assert_ptr_equal(plateau_pick(p, 3, 50 * mib / 16, 50 * mib,
+				      PLATEAU_MOST_INSIDE), &p[1]);
+	/* no overlap at all: none */
+	assert_ptr_equal(plateau_pick(p, 3, 30 * mib, 50 * mib,
+				      PLATEAU_MOST_INSIDE), NULL);
+	/* equal overlaps: more points, then the higher value */
+	p[0] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 16 * mib,
+				 .value = 9, .npoints = 3 };
+	p[1] = (struct plateau){ .ws_min = 8 * mib, .ws_max = 16 * mib,
+				 .value = 8, .npoints = 3 };
+	assert_ptr_equal(plateau_pick(p, 2, 1 * mib, 50 * mib,
+				      PLATEAU_MOST_INSIDE), &p[0]);
+}
+
 /* ---- the recorded H100 sweep ---- */
 
 struct rec_series {
 	double ws[128], val[128];
 	size_t n;
 	double l2_bytes;
+	double hbm_peak;      /* bus width / 8 x memory clock x 2, B/s */
 };
 
 /* Minimal reader of the fixture (independent of the plugin's parser). */
@@ -214,17 +269,24 @@ static const char *field(const char *line, const char *key, char *buf,
 	return buf;
 }
 
-static void read_series(const char *series, struct rec_series *s)
+static void read_series(const char *path, const char *series,
+			struct rec_series *s)
 {
-	FILE *f = fopen(FIXTURE, "r");
+	FILE *f = fopen(path, "r");
 	char line[4096], b1[64], b2[64], b3[64];
 
-	assert_non_null(f);
+	if (!f)
+		fail_msg("%s: cannot open", path);
 	memset(s, 0, sizeof(*s));
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "attr\t", 5) &&
-		    field(line, "l2_bytes", b1, sizeof(b1)))
+		    field(line, "l2_bytes", b1, sizeof(b1)) &&
+		    field(line, "bus_width_bits", b2, sizeof(b2)) &&
+		    field(line, "mem_clock_max_mhz", b3, sizeof(b3))) {
 			s->l2_bytes = strtod(b1, NULL);
+			s->hbm_peak = strtod(b2, NULL) / 8 *
+				      strtod(b3, NULL) * 1e6 * 2;
+		}
 		if (strncmp(line, "sweep\t", 6) ||
 		    strcmp(field(line, "series", b1, sizeof(b1)), series))
 			continue;
@@ -247,12 +309,18 @@ static void check_plateau(const struct rec_series *s, const struct plateau *p)
 		assert_true(fabs(s->val[i] - p->value) <= rule10.tol * p->value);
 }
 
-static void find_recorded(const char *series, struct rec_series *s,
-			  struct plateau *p, int *n)
+/* Sizes and L2 size times k: a real curve on a larger cache (synthetic). */
+static void stretch(struct rec_series *s, double k)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->ws[i] *= k;
+	s->l2_bytes *= k;
+}
+
+static void plateaus_of(struct rec_series *s, struct plateau *p, int *n)
 {
 	struct plateau_point pts[128];
 
-	read_series(series, s);
 	assert_true(s->n >= 20);
 	assert_true(s->l2_bytes > 0);
 	fill(pts, s->ws, s->val, s->n);
@@ -262,26 +330,79 @@ static void find_recorded(const char *series, struct rec_series *s,
 		check_plateau(s, &p[i]);
 }
 
-static void test_h100_l2_and_hbm(void **state)
+static void find_recorded(const char *series, struct rec_series *s,
+			  struct plateau *p, int *n)
 {
-	struct rec_series s;
+	read_series(FIXTURE, series, s);
+	plateaus_of(s, p, n);
+}
+
+/*
+ * The L2 and HBM levels of one sweep: the L2 plateau lies inside the L2,
+ * holds a size between an eighth and half of the L2 (the bulk of the cache,
+ * not the small sets of the sweep's first megabytes) and runs at more than
+ * twice the HBM rate; the HBM plateau reaches the largest size, starts above
+ * the L2 and stays under the memory's theoretical peak.
+ */
+static void check_levels(const char *what, struct rec_series *s)
+{
 	struct plateau p[16];
 	const struct plateau *l2, *hbm;
 	int n;
 
-	(void)state;
-	find_recorded("cg", &s, p, &n);
-	l2 = plateau_pick(p, (size_t)n, 0, s.l2_bytes, PLATEAU_WIDEST);
-	hbm = plateau_pick(p, (size_t)n, s.l2_bytes, 1e300, PLATEAU_LARGEST_WS);
+	print_message("%s: L2 %.0f MiB, %zu points\n", what,
+		      s->l2_bytes / 1048576, s->n);
+	plateaus_of(s, p, &n);
+	/* as plugins/ert.c picks them */
+	l2 = plateau_pick(p, (size_t)n, s->l2_bytes / 16, s->l2_bytes,
+			  PLATEAU_MOST_INSIDE);
+	hbm = plateau_pick(p, (size_t)n, s->l2_bytes, 1e300, PLATEAU_LARGEST_WS);
 	assert_non_null(l2);
 	assert_non_null(hbm);
-	/* L2: megabytes, inside the 50 MiB L2, far above the HBM rate */
-	assert_true(l2->ws_min >= 256 * 1024.0 && l2->ws_max <= s.l2_bytes);
+	assert_true(l2->ws_min >= 256 * 1024.0 && l2->ws_max <= s->l2_bytes);
+	assert_true(l2->ws_min <= s->l2_bytes / 2 &&
+		    l2->ws_max >= s->l2_bytes / 8);
 	assert_true(l2->value > 2 * hbm->value);
-	/* HBM: reaches the sweep's largest size, above the L2 */
-	assert_true(hbm->ws_max == s.ws[s.n - 1]);
-	assert_true(hbm->ws_min > s.l2_bytes);
-	assert_true(hbm->value > 2e12 && hbm->value < 3.35e12 * 1.001);
+	assert_true(hbm->ws_max == s->ws[s->n - 1]);
+	assert_true(hbm->ws_min > s->l2_bytes);
+	assert_true(hbm->value > 0.5 * s->hbm_peak &&
+		    hbm->value < s->hbm_peak * 1.001);
+}
+
+/* Every recorded sweep: seven H100s (50 MiB L2). */
+static void test_recorded_l2_and_hbm(void **state)
+{
+	struct rec_series s;
+
+	(void)state;
+	for (int i = 0; recorded[i]; i++) {
+		read_series(recorded[i], "cg", &s);
+		check_levels(recorded[i], &s);
+	}
+}
+
+/*
+ * SYNTHETIC: the same real sweeps stretched to a 60 MiB (the H200's), a 96
+ * and a 126 MiB L2: the rule has no size of its own but the L2 size.
+ */
+static void test_stretched_l2_and_hbm(void **state)
+{
+	static const double l2_mib[] = { 60, 96, 126 };
+	struct rec_series s;
+	char what[256];
+
+	(void)state;
+	for (int i = 0; recorded[i]; i++)
+		for (int k = 0; k < 3; k++) {
+			double f;
+
+			read_series(recorded[i], "cg", &s);
+			f = l2_mib[k] * 1048576 / s.l2_bytes;
+			stretch(&s, f);
+			snprintf(what, sizeof(what), "SYNTHETIC: %s stretched x%.3f",
+				 recorded[i], f);
+			check_levels(what, &s);
+		}
 }
 
 static void test_h100_l1(void **state)
@@ -309,7 +430,9 @@ int main(void)
 		cmocka_unit_test(test_min_points_and_spread),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_pick),
-		cmocka_unit_test(test_h100_l2_and_hbm),
+		cmocka_unit_test(test_pick_most_inside),
+		cmocka_unit_test(test_recorded_l2_and_hbm),
+		cmocka_unit_test(test_stretched_l2_and_hbm),
 		cmocka_unit_test(test_h100_l1),
 	};
 

@@ -1,18 +1,24 @@
 #!/bin/sh
-# bench/ceilings-h100.sh - reproduce the measured ceilings of docs/ceilings.md
-# on a GPU node (written for the H100 SXM; any sm_80+ GPU runs it).
+# bench/ceilings-gpu.sh - reproduce the measured ceilings of docs/ceilings.md
+# on a GPU node (measured on the H100 SXM and the H200; any sm_80+ GPU runs
+# it).  GPU 0 is measured.
 #
-#   bench/ceilings-h100.sh [OUTDIR]        (default: $OUT, else ./ceilings-out)
+#   bench/ceilings-gpu.sh [OUTDIR]         (default: $OUT, else ./ceilings-out)
 #
-# Builds ert-bench (make VARIANT=release) unless $BENCH names one, then runs,
-# leaving the GPU's clocks and settings as they are:
-#   ert-bench --attributes   > h100-attributes.tsv
-#   ert-bench --quick        > h100-quick.tsv      (the nightly step)
-#   ert-bench                > h100-full.tsv       (unless FULL=0)
-#   (both with ERT_CANDIDATES=1: h100-{quick,full}.err list the rate of every
+# Builds ert-bench (make VARIANT=release) unless $BENCH names one, and the
+# comparison program bench/stream-peer.cu (nvcc) unless $PEER names one,
+# then runs, leaving the GPU's clocks and settings as they are, with P the
+# GPU's short name (h100, h200, ...: $GPU_TAG, else from nvidia-smi):
+#   ert-bench --attributes   > P-attributes.tsv
+#   stream-peer              > P-peer.tsv         (comparison kernels: the
+#                              BabelStream-style loop, a plain read, write
+#                              and L2 read; before and after ert-bench)
+#   ert-bench --quick        > P-quick.tsv        (the nightly step)
+#   ert-bench                > P-full.tsv         (unless FULL=0)
+#   (both with ERT_CANDIDATES=1: P-{quick,full}.err list the rate of every
 #   geometry candidate tried, the losers too)
-#   roofline-job --run ert/spec over the quick output when the job side is
-#   built (plugins from build/release) > plugin-*.tsv
+#   roofline-job --run ert/spec when the job side is built (plugins from
+#   build/release): OUTDIR/spec, OUTDIR/ert and plugin-*.log
 # and summarises the SASS of the benchmark loops (sass-summary.txt:
 # instruction counts per kernel, to show that no loop was optimised away).
 set -eu
@@ -20,11 +26,22 @@ set -eu
 OUTDIR=${1:-${OUT:-$PWD/ceilings-out}}
 VARIANT=${VARIANT:-release}
 BENCH=${BENCH:-build/$VARIANT/bin/ert-bench}
+PEER=${PEER:-build/$VARIANT/bin/stream-peer}
 mkdir -p "$OUTDIR"
 
 if [ ! -x "$BENCH" ]; then
 	make -j"$(nproc)" VARIANT="$VARIANT" "$BENCH" >"$OUTDIR/build.log" 2>&1
 fi
+if [ ! -x "$PEER" ]; then
+	mkdir -p "$(dirname "$PEER")"
+	nvcc -O3 -arch=sm_90 -o "$PEER" bench/stream-peer.cu >>"$OUTDIR/build.log" 2>&1
+fi
+if [ -z "${GPU_TAG:-}" ]; then
+	GPU_TAG=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 |
+		sed -n 's/.*\(H[0-9][0-9]*\).*/\1/p' | tr 'H' 'h')
+	GPU_TAG=${GPU_TAG:-gpu}
+fi
+P=$GPU_TAG
 
 smi() {
 	nvidia-smi --query-gpu=index,name,uuid,driver_version,clocks.sm,clocks.mem,clocks.max.sm,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active \
@@ -34,19 +51,22 @@ smi() {
 now() { date +%s.%N; }
 
 smi
-"$BENCH" --attributes >"$OUTDIR/h100-attributes.tsv"
+"$BENCH" --attributes >"$OUTDIR/$P-attributes.tsv"
+# the comparison kernels before and after ert-bench, in the same run
+"$PEER" >"$OUTDIR/$P-peer.tsv" 2>&1 || echo "stream-peer failed: $?" >>"$OUTDIR/$P-peer.tsv"
 t0=$(now)
-ERT_CANDIDATES=1 "$BENCH" --quick >"$OUTDIR/h100-quick.tsv" 2>"$OUTDIR/h100-quick.err"
+ERT_CANDIDATES=1 "$BENCH" --quick >"$OUTDIR/$P-quick.tsv" 2>"$OUTDIR/$P-quick.err"
 t1=$(now)
 smi
 echo "quick wall_s $(awk "BEGIN{print $t1 - $t0}")" >"$OUTDIR/times.txt"
 if [ "${FULL:-1}" != 0 ]; then
 	t0=$(now)
-	ERT_CANDIDATES=1 "$BENCH" >"$OUTDIR/h100-full.tsv" 2>"$OUTDIR/h100-full.err"
+	ERT_CANDIDATES=1 "$BENCH" >"$OUTDIR/$P-full.tsv" 2>"$OUTDIR/$P-full.err"
 	t1=$(now)
 	smi
 	echo "full wall_s $(awk "BEGIN{print $t1 - $t0}")" >>"$OUTDIR/times.txt"
 fi
+"$PEER" >>"$OUTDIR/$P-peer.tsv" 2>&1 || echo "stream-peer failed: $?" >>"$OUTDIR/$P-peer.tsv"
 
 # SASS: opcode counts per kernel of the sm_90a code (cuobjdump ships with CUDA)
 if command -v cuobjdump >/dev/null 2>&1; then
@@ -98,4 +118,4 @@ if [ -x "$JOB" ] && [ -f "build/$VARIANT/plugins/ert.so" ]; then
 		--run ert --out "$OUTDIR/ert" quick=true >"$OUTDIR/plugin-ert.log" 2>&1 || true
 fi
 cat "$OUTDIR/times.txt"
-grep -h '^ceiling\|^gpu_done' "$OUTDIR/h100-quick.tsv" | cut -f3,8,10,11,17 || true
+grep -h '^ceiling\|^gpu_done' "$OUTDIR/$P-quick.tsv" | cut -f3,8,10,11,17 || true

@@ -1,0 +1,233 @@
+/* history.c - see history.h. */
+#include "history.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plugin_loader.h"
+#include "records.h"
+#include "util.h"
+
+#define HISTORY_INPUT "history"
+
+/* The step's own value of option key, else the plugin's default. */
+static const char *option_value(const struct job_spec *spec,
+				const struct rl_plugin *p, const char *key)
+{
+	const char *v = NULL;
+
+	for (size_t i = 0; i < spec->n_opts; i++)
+		if (!strcmp(spec->opts[i].a, key))
+			v = spec->opts[i].b;
+	return v ? v : plugin_option_default(p, key);
+}
+
+/* Append one record of `kind` per row of r, a field per non-null column. */
+static int rows_as_records(struct strbuf *out, const char *kind,
+			   const struct db_result *r)
+{
+	int ncol = db_columns(r);
+	struct rl_field *f = xcalloc((size_t)ncol + 1, sizeof(*f));
+	int rc = 0;
+
+	for (int row = 0; row < db_rows(r) && rc == 0; row++) {
+		int n = 0;
+
+		for (int c = 0; c < ncol; c++) {
+			const char *v = db_value(r, row, c);
+
+			if (v && *v) {
+				f[n].key = db_column_name(r, c);
+				f[n++].value = v;
+			}
+		}
+		f[n].key = NULL;
+		rc = records_format(out, kind, f);
+	}
+	free(f);
+	return rc;
+}
+
+/* Run sql and append its rows as records; -EIO with err set. */
+static int query_records(struct engine *e, struct strbuf *out,
+			 const char *kind, const char *sql, int nparams,
+			 const char *const *params, struct strbuf *err)
+{
+	struct db_result *r = db_query(e->db, sql, nparams, params);
+	int rc;
+
+	if (!r) {
+		strbuf_addf(err, "cannot read the %s history: %s", kind,
+			    db_error(e->db));
+		return -EIO;
+	}
+	rc = rows_as_records(out, kind, r);
+	db_result_free(r);
+	if (rc < 0)
+		strbuf_addf(err, "a %s history row does not make a record", kind);
+	return rc;
+}
+
+static int run_record(struct engine *e, struct strbuf *out, const char *run,
+		      struct strbuf *err)
+{
+	const char *params[] = { run };
+
+	return query_records(e, out, "run",
+		"select id as run, pipeline_name as pipeline, night, owner, "
+		"facility from runs where id = $1::bigint", 1, params, err);
+}
+
+static int gpu_history(struct engine *e, const struct job_spec *spec,
+		       const struct rl_plugin *p, const char *run,
+		       struct strbuf *out, struct strbuf *err)
+{
+	const char *nights = option_value(spec, p, "nights");
+	const char *params[] = { run, nights ? nights : "14" };
+
+	return query_records(e, out, "gpu_history",
+		"select * from rl_gpu_history($1::bigint, $2::integer)", 2,
+		params, err);
+}
+
+/* The baseline run: the step's option, which must be a run the owner may
+ * see, else the previous one on the same GPU model ("" when none). */
+static int baseline_of(struct engine *e, const struct job_spec *spec,
+		       const struct rl_plugin *p, const char *run,
+		       char *baseline, size_t size, struct strbuf *err)
+{
+	const char *opt = option_value(spec, p, "baseline");
+	const char *params[] = { run, opt };
+	struct db_result *r;
+	long b = 0;
+
+	baseline[0] = '\0';
+	if (opt && *opt && strcmp(opt, "0") && (util_parse_long(opt, &b) < 0 || b <= 0)) {
+		strbuf_addf(err, "baseline '%s' is not a run number", opt);
+		return -EINVAL;
+	}
+	if (b > 0)
+		r = db_query(e->db,
+			"select b.id from runs b, runs me where me.id = $1::bigint "
+			"and b.id = $2::bigint and b.owner = me.owner "
+			"and b.facility = me.facility", 2, params);
+	else
+		r = db_query(e->db, "select rl_baseline_run($1::bigint)", 1, params);
+	if (!r) {
+		strbuf_addf(err, "cannot find the baseline run: %s", db_error(e->db));
+		return -EIO;
+	}
+	if (db_rows(r) == 1 && db_value(r, 0, 0))
+		snprintf(baseline, size, "%s", db_value(r, 0, 0));
+	db_result_free(r);
+	if (b > 0 && !baseline[0]) {
+		strbuf_addf(err, "baseline run %ld is not a run of this pipeline's "
+			    "owner", b);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int kernel_points(struct engine *e, const struct job_spec *spec,
+			 const struct rl_plugin *p, const char *run,
+			 struct strbuf *out, struct strbuf *err)
+{
+	const char *lookback = option_value(spec, p, "lookback");
+	char baseline[32];
+	const char *params[] = { run, lookback ? lookback : "10" };
+	const char *bparams[] = { baseline };
+	struct rl_field f[] = { { "run", baseline }, { NULL, NULL } };
+	int rc;
+
+	rc = baseline_of(e, spec, p, run, baseline, sizeof(baseline), err);
+	if (rc < 0)
+		return rc;
+	if (baseline[0]) {
+		rc = records_format(out, "baseline", f);
+		if (rc == 0)
+			rc = query_records(e, out, "baseline_point",
+				"select * from rl_run_points($1::bigint)", 1,
+				bparams, err);
+	}
+	if (rc == 0)
+		rc = query_records(e, out, "run_point",
+			"select * from rl_run_points($1::bigint)", 1, params, err);
+	if (rc == 0)
+		rc = query_records(e, out, "kernel_noise",
+			"select * from rl_kernel_noise($1::bigint, $2::integer)",
+			2, params, err);
+	return rc;
+}
+
+static int write_set(struct engine *e, const struct job_spec *spec,
+		     const struct rl_plugin *p, const char *set,
+		     const char *run, struct strbuf *out, struct strbuf *err)
+{
+	if (!strcmp(set, "gpu_history"))
+		return gpu_history(e, spec, p, run, out, err);
+	if (!strcmp(set, "kernel_points"))
+		return kernel_points(e, spec, p, run, out, err);
+	strbuf_addf(err, "plugin %s reads history set '%s', which this daemon "
+		    "does not know", p->name, set);
+	return -EINVAL;
+}
+
+static int write_owned(const char *dir, const struct strbuf *records,
+		       uid_t uid, gid_t gid, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
+	struct stat st;
+	int rc = 0;
+
+	if (mkdir(dir, 0700) < 0 &&
+	    (errno != EEXIST || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
+		rc = -errno ? -errno : -EEXIST;
+	if (rc == 0)
+		rc = util_write_file_replace(path, records->buf, records->len, 0600);
+	if (rc == 0 && (chown(path, uid, gid) < 0 || chown(dir, uid, gid) < 0 ||
+			chmod(dir, 0700) < 0))
+		rc = -errno;
+	if (rc < 0)
+		strbuf_addf(err, "cannot write %s: %s", path, strerror(-rc));
+	free(path);
+	return rc;
+}
+
+int history_prepare(struct engine *e, const struct step_row *s,
+		    const char *dir, uid_t uid, gid_t gid,
+		    struct job_spec *spec, struct strbuf *err)
+{
+	struct strbuf records = STRBUF_INIT;
+	struct plugin_handle *h;
+	const char *const *sets;
+	char run[32], *hdir = NULL;
+	int rc = 0;
+
+	if (!s->on_daemon)
+		return 0;
+	h = plugin_loader_find(e->cfg->plugin_dir, s->plugin, err);
+	if (!h)
+		return -ENOENT;
+	sets = plugin_history_sets(h->plugin);
+	if (!sets || !sets[0])
+		goto out;
+	strbuf_init(&records);
+	snprintf(run, sizeof(run), "%ld", s->run_id);
+	rc = run_record(e, &records, run, err);
+	for (; rc == 0 && *sets; sets++)
+		rc = write_set(e, spec, h->plugin, *sets, run, &records, err);
+	hdir = xasprintf("%s/%s", dir, HISTORY_INPUT);
+	if (rc == 0)
+		rc = write_owned(hdir, &records, uid, gid, err);
+	if (rc == 0)
+		job_spec_add_input(spec, HISTORY_INPUT, hdir);
+	strbuf_release(&records);
+out:
+	free(hdir);
+	plugin_loader_close(h);
+	return rc;
+}

@@ -1,0 +1,526 @@
+/*
+ * fleet - each GPU's ceilings against its model's fleet tonight and its own
+ * past nights; a `finding` for every ceiling that fell beyond its noise.
+ *
+ * A daemon-side step at the end of the nightly ceilings pipeline (after the
+ * `nodes: each` fan-out).  Tonight's figures are the empirical `ceiling`
+ * records of the steps it needs (one per GPU and ceiling); the GPUs' own
+ * past comes from the daemon as the history set `gpu_history` (the latest
+ * `nights` earlier nights of the same pipeline).  Each figure is judged by
+ * common/judge.h: against the median of the GPUs of the same model tonight
+ * (models are never compared with each other; a model with fewer than
+ * `min_fleet` GPUs is judged against its history only) with a threshold
+ * from the measured noise, and against its own history.
+ *
+ * Records (docs/findings.md):
+ *   finding        one per flagged (GPU, ceiling): scope gpu, subject (the
+ *                  UUID), measure (the ceiling), class, severity, the
+ *                  figures it was judged with and the likely cause
+ *   fleet_gpu      one per (GPU, ceiling): value, its model's median, % of
+ *                  it, flagged 0/1 (the fleet chart's data)
+ *   fleet_summary  one: GPUs, models, figures judged, flagged
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+#include "rooflined_plugin.h"
+
+struct fleet_config {
+	long nights;
+	double k;
+	double floor_pct;
+	long min_fleet;
+	long min_history;
+	struct rl_strlist ceilings;
+};
+
+static const char *const fleet_history[] = { "gpu_history", NULL };
+
+static const struct rl_option fleet_options[] = {
+	{ "nights", RL_OPT_INT, "14", offsetof(struct fleet_config, nights),
+	  "how many earlier nights of each GPU make its own history", 0 },
+	{ "k", RL_OPT_DOUBLE, JUDGE_DEFAULT_K, offsetof(struct fleet_config, k),
+	  "threshold = max(floor_pct, k x measured noise)", 0 },
+	{ "floor_pct", RL_OPT_DOUBLE, JUDGE_DEFAULT_FLOOR_PCT,
+	  offsetof(struct fleet_config, floor_pct),
+	  "the smallest drop (%) that is ever flagged", 0 },
+	{ "min_fleet", RL_OPT_INT, JUDGE_DEFAULT_MIN_FLEET,
+	  offsetof(struct fleet_config, min_fleet),
+	  "GPUs of a model tonight for a fleet comparison", 0 },
+	{ "min_history", RL_OPT_INT, JUDGE_DEFAULT_MIN_HISTORY,
+	  offsetof(struct fleet_config, min_history),
+	  "earlier nights of a GPU for a history comparison", 0 },
+	{ "ceilings", RL_OPT_LIST, NULL, offsetof(struct fleet_config, ceilings),
+	  "the ceilings to judge (default: every measured one)", 0 },
+	{ NULL, 0, NULL, 0, NULL, 0 },
+};
+
+/* One GPU's figure for one ceiling tonight. */
+struct figure {
+	char *uuid, *name, *model, *node, *index, *driver, *unit, *synthetic;
+	double value, spread_pct, sm_clock, sm_clock_max, power_w, temp_c;
+	long trials;
+	char *throttle, *ecc;
+	/* from the fleet and the history */
+	size_t fleet_n;
+	double fleet_median, fleet_mad;
+	const struct past *past;
+	const char *fleet_driver; /* borrowed from a figure of its fleet */
+};
+
+struct past {
+	char *uuid, *name, *driver;
+	long n;
+	double median, sd; /* of its earlier nights; sd robust (MAD) */
+};
+
+struct fleet {
+	const struct fleet_config *cfg;
+	struct figure *fig;
+	size_t nfig, capfig;
+	struct past *past;
+	size_t npast, cappast;
+	char *night;
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static double num(const struct rl_field *f, const char *key, double dflt)
+{
+	const char *v = rl_field_get(f, key);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return dflt;
+	d = strtod(v, &end);
+	return *end ? dflt : d;
+}
+
+static bool wanted(const struct fleet_config *cfg, const char *name)
+{
+	if (!cfg->ceilings.n)
+		return true;
+	for (size_t i = 0; i < cfg->ceilings.n; i++)
+		if (!strcmp(cfg->ceilings.v[i], name))
+			return true;
+	return false;
+}
+
+static int read_ceiling(void *arg, const char *step, const char *kind,
+			const struct rl_field *f)
+{
+	struct fleet *fl = arg;
+	const char *uuid = rl_field_get(f, "gpu_uuid"),
+		   *name = rl_field_get(f, "name"),
+		   *method = rl_field_get(f, "method");
+	struct figure *g;
+
+	(void)kind;
+	if (!uuid || !name || !method || strcmp(method, "empirical") ||
+	    !wanted(fl->cfg, name) || !(num(f, "value", NAN) > 0))
+		return 0;
+	if (fl->nfig == fl->capfig) {
+		size_t cap = fl->capfig ? 2 * fl->capfig : 256;
+		struct figure *v = realloc(fl->fig, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		fl->fig = v, fl->capfig = cap;
+	}
+	g = &fl->fig[fl->nfig++];
+	memset(g, 0, sizeof(*g));
+	g->uuid = strdup(uuid);
+	g->name = strdup(name);
+	g->model = strdup(rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "?");
+	/* ert's records do not name the node: the instance does, "ert@NODE" */
+	g->node = dup_or_null(rl_field_get(f, "node") ? rl_field_get(f, "node")
+			      : strchr(step, '@') ? strchr(step, '@') + 1 : NULL);
+	g->index = dup_or_null(rl_field_get(f, "gpu_index"));
+	g->driver = dup_or_null(rl_field_get(f, "driver"));
+	g->unit = dup_or_null(rl_field_get(f, "unit"));
+	g->synthetic = dup_or_null(rl_field_get(f, "synthetic"));
+	g->throttle = dup_or_null(rl_field_get(f, "throttle"));
+	g->ecc = dup_or_null(rl_field_get(f, "ecc_errors"));
+	g->value = num(f, "value", NAN);
+	g->spread_pct = num(f, "spread_pct", -1);
+	g->trials = (long)num(f, "trials", 0);
+	g->sm_clock = num(f, "sm_clock_mhz", 0);
+	g->sm_clock_max = num(f, "sm_clock_max_mhz", 0);
+	g->power_w = num(f, "power_w", 0);
+	g->temp_c = num(f, "temp_c", NAN);
+	return g->uuid && g->name && g->model ? 0 : -ENOMEM;
+}
+
+static int read_history(void *arg, const char *step, const char *kind,
+			const struct rl_field *f)
+{
+	struct fleet *fl = arg;
+	struct past *p;
+
+	(void)step;
+	if (!strcmp(kind, "run")) {
+		free(fl->night);
+		fl->night = dup_or_null(rl_field_get(f, "night"));
+		return 0;
+	}
+	if (strcmp(kind, "gpu_history") || !rl_field_get(f, "gpu_uuid") ||
+	    !rl_field_get(f, "name"))
+		return 0;
+	if (fl->npast == fl->cappast) {
+		size_t cap = fl->cappast ? 2 * fl->cappast : 256;
+		struct past *v = realloc(fl->past, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		fl->past = v, fl->cappast = cap;
+	}
+	p = &fl->past[fl->npast++];
+	p->uuid = strdup(rl_field_get(f, "gpu_uuid"));
+	p->name = strdup(rl_field_get(f, "name"));
+	p->driver = dup_or_null(rl_field_get(f, "last_driver"));
+	p->n = (long)num(f, "n", 0);
+	p->median = num(f, "median", NAN);
+	p->sd = num(f, "sd", 0);
+	return p->uuid && p->name ? 0 : -ENOMEM;
+}
+
+static int cmp_past(const void *a, const void *b)
+{
+	const struct past *x = a, *y = b;
+	int c = strcmp(x->uuid, y->uuid);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* By model, ceiling, then UUID: a model's figures for a ceiling are a run. */
+static int cmp_figure(const void *a, const void *b)
+{
+	const struct figure *x = a, *y = b;
+	int c = strcmp(x->model, y->model);
+
+	if (!c)
+		c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->uuid, y->uuid);
+}
+
+/* The most common driver among fig[0..n) (borrowed), NULL when none. */
+static const char *common_driver(const struct figure *fig, size_t n)
+{
+	const char *best = NULL;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t c = 0;
+
+		if (!fig[i].driver)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			c += fig[j].driver && !strcmp(fig[j].driver, fig[i].driver);
+		if (c > best_n)
+			best = fig[i].driver, best_n = c;
+	}
+	return best;
+}
+
+/* Fill each figure's fleet statistics and history. */
+static int gather(struct fleet *fl)
+{
+	double *v = NULL, *scratch = NULL;
+	size_t start = 0;
+
+	if (fl->nfig)
+		qsort(fl->fig, fl->nfig, sizeof(*fl->fig), cmp_figure);
+	if (fl->npast) /* NULL when there is no history yet */
+		qsort(fl->past, fl->npast, sizeof(*fl->past), cmp_past);
+	if (fl->nfig) {
+		v = malloc(fl->nfig * sizeof(*v));
+		scratch = malloc(fl->nfig * sizeof(*scratch));
+		if (!v || !scratch) {
+			free(v), free(scratch);
+			return -ENOMEM;
+		}
+	}
+	while (start < fl->nfig) {
+		size_t end = start, n;
+		double med, mad;
+		const char *driver;
+
+		while (end < fl->nfig && !strcmp(fl->fig[end].model, fl->fig[start].model) &&
+		       !strcmp(fl->fig[end].name, fl->fig[start].name))
+			end++;
+		n = end - start;
+		for (size_t i = 0; i < n; i++)
+			v[i] = fl->fig[start + i].value;
+		med = judge_median(v, n);
+		mad = judge_mad(v, n, med, scratch);
+		driver = common_driver(&fl->fig[start], n);
+		for (size_t i = start; i < end; i++) {
+			struct past key = { .uuid = fl->fig[i].uuid,
+					    .name = fl->fig[i].name };
+
+			fl->fig[i].fleet_n = n;
+			fl->fig[i].fleet_median = med;
+			fl->fig[i].fleet_mad = mad;
+			fl->fig[i].fleet_driver = driver;
+			fl->fig[i].past = fl->npast ? bsearch(&key, fl->past, fl->npast,
+						sizeof(*fl->past), cmp_past) : NULL;
+		}
+		start = end;
+	}
+	free(v);
+	free(scratch);
+	return 0;
+}
+
+/* NVML's clocks-event (throttle) reasons, as far as they explain a drop. */
+static void throttle_names(const char *hex, char *buf, size_t size)
+{
+	static const struct { unsigned long bit; const char *name; } r[] = {
+		{ 0x2, "applications clocks" }, { 0x4, "software power cap" },
+		{ 0x8, "hardware slowdown" }, { 0x20, "software thermal" },
+		{ 0x40, "hardware thermal" }, { 0x80, "power brake" },
+	};
+	unsigned long bits = strtoul(hex, NULL, 0);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && len < size; i++)
+		if (bits & r[i].bit)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s",
+						len ? ", " : "", r[i].name);
+}
+
+static void add_cause(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_cause(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len && len + 2 < size)
+		strcpy(buf + len, "; "), len += 2;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+}
+
+/* What the records say could explain a drop ("" when nothing). */
+static void likely_cause(const struct figure *g, char *buf, size_t size)
+{
+	char names[160];
+
+	buf[0] = '\0';
+	if (g->sm_clock > 0 && g->sm_clock_max > 0 &&
+	    g->sm_clock < 0.99 * g->sm_clock_max)
+		add_cause(buf, size, "SM clock %.0f MHz, below its maximum %.0f MHz",
+			  g->sm_clock, g->sm_clock_max);
+	if (g->throttle) {
+		throttle_names(g->throttle, names, sizeof(names));
+		if (names[0])
+			add_cause(buf, size, "clocks held back: %s (%s)", names,
+				  g->throttle);
+	}
+	if (g->power_w > 0 && g->throttle && strtoul(g->throttle, NULL, 0) & 0x84)
+		add_cause(buf, size, "power %.0f W", g->power_w);
+	if (g->temp_c >= 85)
+		add_cause(buf, size, "temperature %.0f C", g->temp_c);
+	if (g->ecc && strcmp(g->ecc, "0"))
+		add_cause(buf, size, "ECC errors: %s", g->ecc);
+	if (g->driver && g->past && g->past->driver &&
+	    strcmp(g->driver, g->past->driver))
+		add_cause(buf, size, "driver changed from %s to %s",
+			  g->past->driver, g->driver);
+	else if (g->driver && g->fleet_driver && g->fleet_n > 1 &&
+		 strcmp(g->driver, g->fleet_driver))
+		add_cause(buf, size, "driver %s, the fleet's is %s", g->driver,
+			  g->fleet_driver);
+}
+
+#define FMT(buf, fmt, x) (snprintf(buf, sizeof(buf), fmt, x), buf)
+
+static int emit_finding(struct rl_ctx *ctx, const struct fleet *fl,
+			const struct figure *g, const struct judge_ceiling_in *in,
+			const struct judge_verdict *v)
+{
+	char value[32], ref[32], drop[32], thr[32], noise[32], fn[32], fmed[32],
+	     fmad[32], hn[32], hmean[32], hsd[32], tsd[32], cause[512];
+
+	likely_cause(g, cause, sizeof(cause));
+	rl_warn(ctx, "%s %s gpu %s (%s): %s %.1f %% below %s (threshold %.1f %%)%s%s",
+		g->node ? g->node : "?", g->name, g->index ? g->index : "?",
+		g->uuid, v->class, v->drop_pct,
+		strcmp(v->class, "fleet outlier") ? "its own history" : "the fleet's median",
+		v->threshold_pct, cause[0] ? ": " : "", cause);
+	return rl_emit(ctx, "finding", (const struct rl_field[]){
+		{ "scope", "gpu" }, { "subject", g->uuid }, { "measure", g->name },
+		{ "class", v->class }, { "severity", v->critical ? "critical" : "warning" },
+		{ "night", fl->night ? fl->night : "" },
+		{ "node", g->node ? g->node : "" },
+		{ "gpu_index", g->index ? g->index : "" },
+		{ "gpu_uuid", g->uuid }, { "gpu_name", g->model },
+		{ "unit", g->unit ? g->unit : "" },
+		{ "value", FMT(value, "%.17g", g->value) },
+		{ "reference", FMT(ref, "%.17g", v->reference) },
+		{ "drop_pct", FMT(drop, "%.4f", v->drop_pct) },
+		{ "threshold_pct", FMT(thr, "%.4f", v->threshold_pct) },
+		{ "noise_pct", FMT(noise, "%.4f", v->noise_pct) },
+		{ "cause", cause },
+		{ "fleet_n", FMT(fn, "%zu", in->fleet_n) },
+		{ "fleet_median", FMT(fmed, "%.17g", in->fleet_median) },
+		{ "fleet_mad", FMT(fmad, "%.17g", in->fleet_mad) },
+		{ "history_n", FMT(hn, "%ld", in->hist_n) },
+		{ "history_median", in->hist_n ? FMT(hmean, "%.17g", in->hist_median) : "" },
+		{ "history_sd", in->hist_n ? FMT(hsd, "%.17g", in->hist_sd) : "" },
+		{ "trial_sd_pct", FMT(tsd, "%.4f", in->trial_sd_pct) },
+		{ "synthetic", g->synthetic ? g->synthetic : "" },
+		{ NULL, NULL } });
+}
+
+static int emit_gpu(struct rl_ctx *ctx, const struct figure *g, bool flagged)
+{
+	char value[32], med[32], pct[32];
+
+	return rl_emit(ctx, "fleet_gpu", (const struct rl_field[]){
+		{ "node", g->node ? g->node : "" },
+		{ "gpu_index", g->index ? g->index : "" },
+		{ "gpu_uuid", g->uuid }, { "gpu_name", g->model },
+		{ "ceiling", g->name },
+		{ "value", FMT(value, "%.17g", g->value) },
+		{ "fleet_median", FMT(med, "%.17g", g->fleet_median) },
+		{ "pct_of_median", FMT(pct, "%.3f", 100 * g->value / g->fleet_median) },
+		{ "flagged", flagged ? "1" : "0" },
+		{ NULL, NULL } });
+}
+
+static size_t count_distinct(const struct figure *fig, size_t n, bool models)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = models ? !strcmp(fig[i].model, fig[j].model)
+				      : !strcmp(fig[i].uuid, fig[j].uuid);
+		c += !seen;
+	}
+	return c;
+}
+
+static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
+{
+	const struct fleet_config *cfg = fl->cfg;
+	struct judge_params p = { cfg->k, cfg->floor_pct, cfg->min_fleet,
+				  cfg->min_history };
+	char a[32], b[32], c[32], d[32];
+	size_t flagged = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < fl->nfig && rc == 0; i++) {
+		const struct figure *g = &fl->fig[i];
+		struct judge_ceiling_in in = {
+			.value = g->value,
+			.trial_sd_pct = judge_trial_sd_pct(g->spread_pct, g->trials),
+			.fleet_n = g->fleet_n, .fleet_median = g->fleet_median,
+			.fleet_mad = g->fleet_mad,
+			.hist_n = g->past ? g->past->n : 0,
+			.hist_median = g->past ? g->past->median : NAN,
+			.hist_sd = g->past ? g->past->sd : 0,
+		};
+		struct judge_verdict v;
+
+		judge_ceiling(&p, &in, &v);
+		if (v.flagged) {
+			flagged++;
+			rc = emit_finding(ctx, fl, g, &in, &v);
+		}
+		if (rc == 0)
+			rc = emit_gpu(ctx, g, v.flagged);
+	}
+	if (rc)
+		return rc;
+	rl_info(ctx, "%zu GPUs of %zu models, %zu figures judged, %zu flagged",
+		count_distinct(fl->fig, fl->nfig, false),
+		count_distinct(fl->fig, fl->nfig, true), fl->nfig, flagged);
+	return rl_emit(ctx, "fleet_summary", (const struct rl_field[]){
+		{ "gpus", FMT(a, "%zu", count_distinct(fl->fig, fl->nfig, false)) },
+		{ "models", FMT(b, "%zu", count_distinct(fl->fig, fl->nfig, true)) },
+		{ "judged", FMT(c, "%zu", fl->nfig) },
+		{ "flagged", FMT(d, "%zu", flagged) },
+		{ "night", fl->night ? fl->night : "" },
+		{ NULL, NULL } });
+}
+
+static void fleet_release(struct fleet *fl)
+{
+	for (size_t i = 0; i < fl->nfig; i++) {
+		struct figure *g = &fl->fig[i];
+
+		free(g->uuid), free(g->name), free(g->model), free(g->node);
+		free(g->index), free(g->driver), free(g->unit);
+		free(g->synthetic), free(g->throttle), free(g->ecc);
+	}
+	for (size_t i = 0; i < fl->npast; i++)
+		free(fl->past[i].uuid), free(fl->past[i].name), free(fl->past[i].driver);
+	free(fl->fig);
+	free(fl->past);
+	free(fl->night);
+}
+
+static enum rl_result fleet_run(struct rl_ctx *ctx, const void *config,
+				void *state)
+{
+	const struct fleet_config *cfg = config;
+	struct fleet fl = { .cfg = cfg };
+	enum rl_result res = RL_FAIL;
+	int rc;
+
+	(void)state;
+	if (cfg->k <= 0 || cfg->floor_pct < 0 || cfg->min_fleet < 2 ||
+	    cfg->min_history < 1 || cfg->nights < 1) {
+		rl_error(ctx, "k must be > 0, floor_pct >= 0, min_fleet >= 2, "
+			 "min_history >= 1 and nights >= 1");
+		return RL_FAIL;
+	}
+	rc = rl_each_input(ctx, "ceiling", read_ceiling, &fl);
+	if (rc == 0)
+		rc = rl_each_input(ctx, NULL, read_history, &fl);
+	if (rc == 0 && fl.nfig == 0) {
+		rl_error(ctx, "no measured ceiling among the inputs: nothing to judge");
+		goto out;
+	}
+	if (rc == 0)
+		rc = gather(&fl);
+	if (rc == 0)
+		rc = judge_all(ctx, &fl);
+	if (rc)
+		rl_error(ctx, "cannot judge the fleet: %s", strerror(rc < 0 ? -rc : rc));
+	else
+		res = RL_OK;
+out:
+	fleet_release(&fl);
+	return res;
+}
+
+RL_PLUGIN_DEFINE = {
+	RL_PLUGIN_HEADER,
+	.name = "fleet",
+	.version = "1.0",
+	.stage = RL_STAGE_ANALYZE,
+	.summary = "each GPU's ceilings against its model's fleet tonight and its own past nights: findings",
+	.options = fleet_options,
+	.config_size = sizeof(struct fleet_config),
+	.run = fleet_run,
+	.history = fleet_history,
+};

@@ -1,0 +1,195 @@
+#!/bin/bash
+# Findings on the multi-node cluster (issue 11): 20 replayed nights of the
+# nightly ceilings pipeline, every GPU given the noise of the recorded
+# trial spreads (ert `noise: true`, drawn anew per run, node and GPU), and
+# perturbations declared here on some GPUs.  Exactly the perturbed (GPU,
+# ceiling) pairs are flagged, each once (one findings row, one night per
+# night it was seen), the notify hook runs once per finding, no other GPU
+# is flagged in any night, and a kill -9 of rooflined while the fleet step
+# runs plus a restart change nothing.  Then the people's side: roofline
+# findings (table, --json, --state), ack by the owner, refused for bob.
+. "$(dirname "$0")/../lib.sh"
+need_cluster
+. "$ROOT/tests/daemon_lib.sh"
+daemon_setup
+NIGHTS=${FINDINGS_NIGHTS:-20}
+
+HOOKS=$TEST_TMP/hooks
+mkdir -p "$HOOKS" && chown rlfacility "$HOOKS" && chmod 0755 "$HOOKS" # the hook's user
+touch "$HOOKS/fail-once" # the first finding's first try fails
+# The hook: one file per successful call (a second call for a finding
+# would add one); while $HOOKS/slow exists it then sleeps, so the test can
+# kill -9 the daemon in the middle of it; $HOOKS/fail-once makes the next
+# call fail (exit 3) before it writes anything, so the daemon retries.
+cat >>"$DAEMON_CONF" <<CONF
+notify_command: "if [ -e $HOOKS/fail-once ]; then rm -f $HOOKS/fail-once; exit 3; fi; cat > $HOOKS/finding-\$ROOFLINE_FINDING_ID.\$\$.json; if [ -e $HOOKS/slow ]; then sleep 5; fi"
+notify_tries: 2
+notify_backoff: 1s
+CONF
+daemon_start
+
+mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
+((${#NODES[@]} >= 4)) || bail_out "findings.t needs a cluster of 4 nodes or more"
+
+REC=$ROOT/tests/fixtures/ert/h100-quick.tsv
+cp "$REC" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/h100-quick.tsv"
+REC_UUID=$(awk -F'\t' '$1 == "attr" { for (i = 2; i <= NF; i++) if ($i ~ /^uuid=/) { print substr($i, 6); exit } }' "$REC")
+uuid_of() { echo "GPU-replay-$1-$2-of-$REC_UUID"; } # uuid_of NODE INDEX
+
+# The declared perturbations: an HBM triad 12 % low on every night; an
+# FP64 FMA clock capped at 1410 MHz from night 11 (of 20) on (its own
+# history and the fleet both see it); a driver change on a whole node from
+# night 6 on, which moves no figure and so must flag nothing.
+CLK_FROM=$((NIGHTS / 2 + 1))
+DRV_FROM=$((NIGHTS / 4 + 1))
+P_HBM="${NODES[1]}/1 hbm_triad -12%"
+P_CLK="${NODES[2]}/0 fp64_fma sm_clock=1410"
+P_DRV="${NODES[3]}/* driver=535.54"
+EXPECTED=$(printf '%s hbm_triad\n%s fp64_fma\n' "$(uuid_of "${NODES[1]}" 1)" \
+	"$(uuid_of "${NODES[2]}" 0)" | sort)
+
+night_yaml() { # night_yaml N: the pipeline of night N
+	local n=$1 rules="\"$P_HBM\""
+	((n >= DRV_FROM)) && rules+=", \"$P_DRV\""
+	((n >= CLK_FROM)) && rules+=", \"$P_CLK\""
+	sed -E "s|^( +)replay: inputs/h100-quick.tsv\$|&\n\1perturb: [$rules]|" \
+		"$ROOT/tests/pipelines/fleet-night.yaml" >"$TEST_TMP/night-$n.yaml"
+	chmod 0644 "$TEST_TMP/night-$n.yaml"
+	echo "$TEST_TMP/night-$n.yaml"
+}
+# night N of NIGHTS: the last one is today (UTC), so "this month" has it
+night_date() { date -u -d "today - $((NIGHTS - $1)) days" +%F; }
+submit_night() { # submit_night N FILE: the run id, after it ended
+	local out
+	out=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
+		--attach "$TEST_TMP/h100-quick.tsv" "$2" 2>&1)
+	head -1 <<<"$out"
+}
+flagged() { # the flagged (GPU, ceiling) pairs, sorted
+	sql "select gpu_uuid || ' ' || measure from findings where scope = 'gpu' order by 1" | sort
+}
+
+is "$(grep -c 'perturb: ' "$(night_yaml 1)")" 1 "the perturbations go to ert"
+
+# Two crashes: kill -9 of the daemon while the fleet step runs (night
+# KILL_NIGHT), and while the notify hook of the clock finding runs (its
+# first night): a restart must change nothing and run no hook twice.
+KILL_NIGHT=$((CLK_FROM + 1))
+fleet_state() { sql "select state from steps where run_id = $1 and step_id = 'fleet'"; }
+for ((n = 1; n <= NIGHTS; n++)); do
+	yaml=$(night_yaml "$n")
+	if ((n == KILL_NIGHT || n == CLK_FROM)); then
+		((n == CLK_FROM)) && touch "$HOOKS/slow"
+		run=$(as alice "$BIN/roofline" submit --night "$(night_date "$n")" \
+			--attach "$TEST_TMP/h100-quick.tsv" "$yaml")
+		if ((n == KILL_NIGHT)); then
+			# The moment the daemon has prepared the fleet attempt (its
+			# params.tsv, written just before the child starts), stop it,
+			# then kill -9 it: the analysis runs (or is about to) and
+			# nothing of it is ingested yet.
+			params=$SPOOL/run-$run/fleet/attempt-1/params.tsv
+			end=$((SECONDS + 120))
+			until [[ -e $params ]] || ((SECONDS > end)); do read -rt 0.002 <> <(:) || true; done
+			kill -STOP "$DAEMON_PID"
+			seen=$(fleet_state "$run")
+			daemon_kill9
+			ok "night $n: rooflined killed (-9) with the fleet step $seen, before its ingest" \
+				test "$seen" = submitting -o "$seen" = running
+		else
+			wait_for "[[ \$(ls $HOOKS | grep -c json) == 2 ]]" 120
+			daemon_kill9
+			ok "night $n: rooflined killed (-9) while the clock finding's hook ran" \
+				test "$(sql "select notify_state from findings where measure = 'fp64_fma'")" = sending
+			rm -f "$HOOKS/slow"
+		fi
+		daemon_start
+		wait_run "$run" 180
+	else
+		run=$(submit_night "$n" "$yaml")
+	fi
+	state=$(run_state "$run")
+	[[ $state == succeeded ]] || { diag "$(tail -30 "$DAEMON_LOG")"; bail_out "night $n (run $run): $state"; }
+	# after each night: never a GPU that was not perturbed
+	extra=$(comm -23 <(flagged) <(echo "$EXPECTED"))
+	[[ -z $extra ]] || { is "$extra" "" "night $n flags no unperturbed GPU"; break; }
+done
+ok "$NIGHTS replayed nights ran (runs up to $run)" test "$n" -gt "$NIGHTS"
+is "$(sql "select count(distinct night) from runs where pipeline_name = 'fleet-night'")" "$NIGHTS" \
+	"each run stands for its own night"
+ok "the noisy figures are labelled synthetic" test \
+	"$(sql "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'fleet-night' and c.method = 'empirical' and c.synthetic like '%trial noise x%'")" -gt 0
+ok "figures differ from night to night (noise)" test \
+	"$(sql "select count(distinct value) from ceilings where method = 'empirical' and name = 'fp64_fma' and gpu_uuid = '$(uuid_of "${NODES[0]}" 0)'")" -gt $((NIGHTS / 2))
+
+# ---- exactly the perturbed pairs, each once -----------------------------------
+is "$(flagged)" "$EXPECTED" "exactly the perturbed (GPU, ceiling) pairs are flagged"
+is "$(sql "select count(*) from findings where scope = 'gpu'")" 2 "each once (one finding each)"
+is "$(sql "select nights from findings where measure = 'hbm_triad'")" "$NIGHTS" \
+	"the HBM finding was seen every night: one finding, its count $NIGHTS"
+is "$(sql "select nights || ' ' || first_night from findings where measure = 'fp64_fma'")" \
+	"$((NIGHTS - CLK_FROM + 1)) $(night_date "$CLK_FROM")" "the clock finding from night $CLK_FROM on, once per night"
+is "$(sql "select count(*) from finding_nights")" "$((NIGHTS + NIGHTS - CLK_FROM + 1))" \
+	"one finding_nights row per finding and night (the killed night counted once)"
+like "$(sql "select class || '|' || severity || '|' || round(drop_pct) from findings where measure = 'hbm_triad'")" \
+	'^fleet outlier\|critical\|1[12]$' "HBM: a fleet outlier about 12 % down, critical"
+like "$(sql "select cause from findings where measure = 'fp64_fma'")" \
+	'SM clock 1410 MHz, below its maximum 1980 MHz' "the clock cap is named as the likely cause"
+ok "thresholds come from measured noise, never below the floor" test \
+	"$(sql "select count(*) from findings where threshold_pct >= 3 and noise_pct > 0")" -eq 2
+
+# ---- the hook: once per finding --------------------------------------------------
+wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 1 ]]" 30
+is "$(sql "select string_agg(measure || ' ' || notify_state || ':' || notify_tries, ',' order by measure) from findings")" \
+	"fp64_fma interrupted:1,hbm_triad sent:2" \
+	"HBM notified on the second try; the clock finding's hook, cut by the crash, not run again"
+like "$(grep 'notify command failed' "$DAEMON_LOG")" 'failed \(exit status 3\), try 1 of 2; next in 1 s' \
+	"the failed try is logged with its retry"
+like "$(grep "finding $(sql "select id from findings where measure = 'fp64_fma'"): the daemon stopped" "$DAEMON_LOG")" 'not run again' \
+	"the restart says so"
+is "$(ls "$HOOKS" | wc -l)" 2 "the notify hook ran once per finding"
+for id in $(sql "select id from findings order by id"); do
+	is "$(ls "$HOOKS"/finding-"$id".*.json | wc -l)" 1 "finding $id: one hook call"
+	is "$(jq -r '.id' "$HOOKS"/finding-"$id".*.json)" "$id" "finding $id: the hook read it as JSON"
+done
+is "$(jq -r '.measure + " " + .class' "$HOOKS"/finding-*.json | sort | paste -sd,)" \
+	"fp64_fma fleet outlier,hbm_triad fleet outlier" "the hook's JSON names the ceiling and the class"
+is "$(grep -c 'finding [0-9]* (' "$DAEMON_LOG")" 2 "one log (syslog) line per finding"
+
+# ---- re-running an analysis, replaying a night: nothing new ---------------------------
+before=$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")
+run=$(submit_night "$NIGHTS" "$(night_yaml "$NIGHTS")")
+is "$(run_state "$run")" succeeded "night $NIGHTS replayed (run $run)"
+is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")" "$before" \
+	"a replayed night adds no finding and no count"
+sleep 1
+is "$(ls "$HOOKS" | wc -l)" 2 "and calls no hook"
+
+# ---- the docs' question, run as written there ----------------------------------
+query=$(awk '/<!-- findings.t: hbm-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/findings.md")
+like "$query" 'from fleet_outliers' "docs/findings.md has the HBM question"
+is "$(as alice psql -X -q -t -A -F '|' -c "$query" | cut -d'|' -f1,2,4)" \
+	"${NODES[1]}|$(uuid_of "${NODES[1]}" 1)|$(sql "select round(drop_pct::numeric, 1) from findings where measure = 'hbm_triad'")" \
+	"which GPUs lost HBM bandwidth this month: the perturbed one, as alice"
+
+# ---- people: findings, ack ----------------------------------------------------------
+out=$(as alice "$BIN/roofline" findings --since 60d)
+like "$out" 'hbm_triad +fleet outlier' "roofline findings lists the HBM finding"
+like "$out" '2 findings$' "and says how many"
+is "$(as alice "$BIN/roofline" findings --since 60d --json | jq '.findings | length')" 2 \
+	"--json: the same two"
+is "$(as alice "$BIN/roofline" findings --since 60d --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
+	"$(sql "select string_agg(floor(round(drop_pct::numeric, 2))::text, ',' order by floor(drop_pct)) from findings")" \
+	"--json figures match the table's"
+id=$(sql "select id from findings where measure = 'hbm_triad'")
+is "$(as bob "$BIN/roofline" findings --since 60d | tail -1)" "0 findings" "bob sees none of alice's findings"
+as bob "$BIN/roofline" ack "$id" >/dev/null 2>&1
+is "$?" 1 "bob may not acknowledge alice's finding"
+ok "alice acknowledges it" as alice "$BIN/roofline" ack "$id"
+is "$(sql "select state || ' ' || state_by from findings where id = $id")" "acknowledged alice" \
+	"state and who changed it recorded"
+is "$(as alice "$BIN/roofline" findings --since 60d --state new --json | jq '.findings | length')" 1 \
+	"--state new leaves it out"
+as alice "$BIN/roofline" findings --since yesterdayish >/dev/null 2>&1
+is "$?" 2 "a bad --since is a usage error"
+
+done_testing
