@@ -6,42 +6,20 @@
 #   make demo                          the end-to-end demo
 #   make jobside                       only what a compute node needs (libc,
 #                                      CUDA): roofline-job, job-side plugins
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR=   (also SYSCONFDIR, LOCALSTATEDIR:
+#                                      mk/flags.mk, mk/install.mk)
+#   make deb                           the Debian packages (mk/deb.mk)
 #
 # Outputs go to build/$(VARIANT)/{bin,lib/rooflined/plugins,tests}.
 
 VARIANT ?= debug
-PREFIX  ?= /usr/local
-DESTDIR ?=
 
 B       := build/$(VARIANT)
 CC      ?= cc
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 
-WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-           -Wformat=2 -Wno-format-nonliteral -Wpointer-arith -Wcast-qual \
-           -Wundef -Wvla -Werror
-CSTD    := -std=c11 -D_GNU_SOURCE
-CPPFLAGS += -Icommon -Iplugins -Idaemon -MMD -MP
-# The one place the version is written: VERSION, printed by every program's
-# --version.
-VERSION := $(shell cat VERSION)
-VERSION_CPPFLAGS := -DROOFLINE_VERSION='"$(VERSION)"'
-CFLAGS_debug   := -O0 -g3
-CFLAGS_san     := -O1 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer \
-                  -fno-sanitize-recover=undefined
-CFLAGS_release := -O2 -g -DNDEBUG
-LDFLAGS_san    := -fsanitize=address,undefined
-CFLAGS  += $(CSTD) $(WARN) $(CFLAGS_$(VARIANT))
-LDFLAGS += $(LDFLAGS_$(VARIANT))
-
-PG_INC  := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
-SLURM_LIBS := -lslurm
-PQ_LIBS := -lpq
-YAML_LIBS := -lyaml
-# json-c: cli/cli_json.c only (`roofline ... --json`); -lm for its isfinite
-JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null || echo -I/usr/include/json-c)
-JSONC_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) -lm
+# Flags, libraries (pkg-config) and install directories: mk/flags.mk.
+include mk/flags.mk
 
 # CUDA architectures this nvcc supports, out of the ones we target.
 CUDA_ARCHS := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),70 80 90))
@@ -74,7 +52,7 @@ TEST_PLUGINS   := abi_mismatch short_struct no_symbol wrong_name bad_options
 # CUDA programs: kernels/<name>.cu -> bin/<name>
 CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 
--include mk/*.mk
+-include $(filter-out mk/flags.mk,$(wildcard mk/*.mk))
 
 # Fragments may define targets; `make` alone still means `make all`.
 .DEFAULT_GOAL := all
@@ -82,7 +60,7 @@ CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all jobside cuda check unit unit-build integration demo install clean bench
+.PHONY: FORCE all jobside cuda check unit unit-build integration demo install clean bench
 all: $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
      $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) cuda
 
@@ -90,7 +68,7 @@ jobside: $(B)/bin/roofline-job $(foreach p,$(PLUGINS_JOB),$(B)/plugins/$(p).so) 
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I$(PG_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/obj/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/obj/tests/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
@@ -122,6 +100,14 @@ $(B)/bin/roofline: $(call OBJ,$(CLI_SRC) $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) $(CO
 $(B)/obj/cli/roofline.o $(B)/obj/jobs/roofline-job.o $(B)/obj/daemon/rooflined.o: \
 	CPPFLAGS += $(VERSION_CPPFLAGS)
 $(B)/obj/cli/roofline.o $(B)/obj/jobs/roofline-job.o $(B)/obj/daemon/rooflined.o: VERSION
+# The daemon's default configuration file (mk/flags.mk); the stamp changes,
+# and rooflined.o is rebuilt, only when SYSCONFDIR does.
+$(B)/obj/daemon/rooflined.o: CPPFLAGS += -DROOFLINE_CONFIG_FILE='"$(CONFIG_FILE)"'
+$(B)/obj/daemon/rooflined.o: $(B)/config-file.stamp
+$(B)/config-file.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CONFIG_FILE)' | cmp -s - $@ || echo '$(CONFIG_FILE)' >$@
+FORCE:
 $(B)/obj/cli/cli_json.o: CPPFLAGS += $(JSONC_CFLAGS)
 $(B)/obj/tests/unit/test_cli_json.o: CPPFLAGS += -Icli
 $(B)/tests/test_cli_json: $(B)/obj/cli/cli_json.o $(B)/obj/daemon/db.o
@@ -150,7 +136,7 @@ UNIT_BINS  := $(foreach t,$(UNIT_TESTS),$(B)/tests/$(t))
 $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o \
                    $(call OBJ,$(COMMON_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) -lcmocka -ldl -lm
+	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) $(CMOCKA_LIBS) -ldl -lm
 
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
 
@@ -161,9 +147,13 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds and the integration tests (san build)
-# against a freshly started local cluster, and stops it whatever happens.
-# The builds use every core (JOBS); the tests run one at a time.
+# tests in the debug and san builds, builds the Debian packages from a clean
+# copy of the tree (mk/deb.mk: release variant, lintian), and runs the
+# integration tests (san build) and the package test (tests/package/: the
+# .debs installed, run and purged) against one freshly started local
+# cluster, and stops it whatever happens.  `make package-check` is the
+# package half alone.  The builds use every core (JOBS); the tests run one
+# at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 check:
@@ -172,7 +162,9 @@ check:
 	$(MAKE) VARIANT=debug unit
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
-	scripts/run-integration VARIANT=san --no-build
+	$(MAKE) deb DEB_JOBS=$(JOBS)
+	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) scripts/run-integration VARIANT=san --no-build \
+	  tests/integration/*.t tests/package/*.t
 
 integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build
@@ -189,18 +181,7 @@ bench:
 	@echo "benchmarks: $$(ls bench/*.sh | tr '\n' ' ')"
 	@echo "results and the commands that produced them: docs/benchmarks.md"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/rooflined/plugins \
-	  $(DESTDIR)$(PREFIX)/share/rooflined/sql $(DESTDIR)$(PREFIX)/share/rooflined/pipelines \
-	  $(DESTDIR)$(PREFIX)/share/rooflined/etc
-	install -m 755 $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
-	  $(DESTDIR)$(PREFIX)/bin/
-	$(if $(CUDA_PROGS),$(if $(NVCC),install -m 755 $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p)) $(DESTDIR)$(PREFIX)/lib/rooflined/))
-	install -m 644 $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) \
-	  $(DESTDIR)$(PREFIX)/lib/rooflined/plugins/
-	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/rooflined/sql/
-	install -m 644 pipelines/*.yaml $(DESTDIR)$(PREFIX)/share/rooflined/pipelines/
-	install -m 644 etc/* $(DESTDIR)$(PREFIX)/share/rooflined/etc/
+# install, the generated files (unit, configuration, manuals): mk/install.mk
 
 clean:
 	rm -rf build

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cli_db.h"
 #include "plot_series.h"
+#include "paths.h"
 #include "records.h"
 #include "util.h"
 
@@ -140,12 +141,12 @@ static int plot(struct db *db, char **runs, int n, char **formats, int nf,
 		const char *out)
 {
 	char *argv[8 + 2 * PLOT_MAX_RUNS + PLOT_MAX_RUNS + 2] = { NULL };
-	char *exe = util_exe_dir(), *owned[4 * PLOT_MAX_RUNS + 8];
+	char *owned[4 * PLOT_MAX_RUNS + 8];
 	struct strbuf labels = STRBUF_INIT;
 	int a = 0, o = 0, rc = CLI_FAILED;
 
 	strbuf_init(&labels);
-	argv[a++] = owned[o++] = xasprintf("%s/roofline-job", exe ? exe : ".");
+	argv[a++] = owned[o++] = paths_program("roofline-job");
 	argv[a++] = "--run";
 	argv[a++] = "gnuplot";
 	argv[a++] = "--out";
@@ -175,7 +176,6 @@ out:
 	while (o > 0)
 		free(owned[--o]);
 	strbuf_release(&labels);
-	free(exe);
 	return rc;
 }
 

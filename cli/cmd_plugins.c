@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_json.h"
 #include "options.h"
+#include "paths.h"
 #include "plugin_loader.h"
 #include "util.h"
 
@@ -140,7 +141,7 @@ int cmd_plugins(int argc, char **argv)
 		}
 	}
 	if (!dir)
-		dir = plugin_loader_default_dir();
+		dir = paths_plugin_dir();
 	n = scandir(dir, &list, is_so, by_name);
 	if (n < 0) {
 		fprintf(stderr, "roofline plugins: cannot read %s: %m\n", dir);

@@ -17,6 +17,7 @@
 #include "cli_cluster.h"
 #include "cli_db.h"
 #include "pipeline.h"
+#include "paths.h"
 #include "plugin_loader.h"
 #include "util.h"
 
@@ -306,7 +307,7 @@ int cmd_submit(int argc, char **argv)
 	if (refuse_root() < 0)
 		goto out;
 	if (!dir)
-		dir = plugin_loader_default_dir();
+		dir = paths_plugin_dir();
 	strbuf_init(&err);
 	p = pipeline_load_file(argv[optind], dir, &err);
 	if (!p) {

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_cluster.h"
 #include "pipeline.h"
+#include "paths.h"
 #include "plugin_loader.h"
 #include "util.h"
 
@@ -91,7 +92,7 @@ int cmd_validate(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (!dir)
-		dir = plugin_loader_default_dir();
+		dir = paths_plugin_dir();
 	for (int i = optind; i < argc; i++)
 		all_ok &= validate_one(argv[i], dir, cluster);
 	fflush(stdout);

@@ -7,15 +7,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "options.h"
 #include "util.h"
 
-#ifndef ROOFLINE_PLUGIN_DIR_DEFAULT
-#define ROOFLINE_PLUGIN_DIR_DEFAULT "/usr/local/lib/rooflined/plugins"
-#endif
 
 /* The struct as far as this host reads it: every field up to fini. */
 #define PLUGIN_MIN_SIZE \
@@ -199,29 +195,6 @@ void plugin_loader_close(struct plugin_handle *h)
 	dlclose(h->dl);
 	free(h->path);
 	free(h);
-}
-
-char *plugin_loader_default_dir(void)
-{
-	const char *env = getenv("ROOFLINE_PLUGIN_DIR");
-	char *exe, *dir;
-	struct stat st;
-
-	if (env && *env)
-		return xstrdup(env);
-	exe = util_exe_dir();
-	if (!exe)
-		return xstrdup(ROOFLINE_PLUGIN_DIR_DEFAULT);
-	/* build tree: build/V/bin -> build/V/plugins */
-	dir = xasprintf("%s/../plugins", exe);
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		goto out;
-	free(dir);
-	/* installed: PREFIX/bin -> PREFIX/lib/rooflined/plugins */
-	dir = xasprintf("%s/../lib/rooflined/plugins", exe);
-out:
-	free(exe);
-	return dir;
 }
 
 const char *const *plugin_history_sets(const struct rl_plugin *p)

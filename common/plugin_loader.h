@@ -33,10 +33,6 @@ struct plugin_handle *plugin_loader_find(const char *dir, const char *name,
 
 void plugin_loader_close(struct plugin_handle *h);
 
-/* The directory plugins are loaded from: $ROOFLINE_PLUGIN_DIR, else the
- * build or install layout next to the running program.  Caller frees. */
-char *plugin_loader_default_dir(void);
-
 /* The plugin's history sets (NULL-terminated), or NULL when it declares
  * none or was built before the field existed. */
 const char *const *plugin_history_sets(const struct rl_plugin *p);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "paths.h"
 #include "plugin_loader.h"
 #include "util.h"
 #include "yaml_tree.h"
@@ -68,26 +69,14 @@ static const struct cfg_key cfg_keys[] = {
 	  "drop or detach: what happens to partitions past their retention" },
 };
 
-static char *beside_program(const char *rel, const char *fallback)
-{
-	char *exe = util_exe_dir(), *path;
-
-	if (!exe)
-		return xstrdup(fallback);
-	path = xasprintf("%s/%s", exe, rel);
-	free(exe);
-	return path;
-}
-
 void config_defaults(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->database = xstrdup("");
 	cfg->spool_dir = xstrdup("/var/spool/rooflined");
-	cfg->plugin_dir = plugin_loader_default_dir();
+	cfg->plugin_dir = paths_plugin_dir();
 	cfg->pipeline_dir = xstrdup("");
-	cfg->job_program = beside_program("roofline-job",
-					  "/usr/local/bin/roofline-job");
+	cfg->job_program = paths_program("roofline-job");
 	cfg->facility_user = xstrdup("nobody");
 	cfg->pidfile = xstrdup("");
 	cfg->slurm_conf = xstrdup("");

@@ -6,33 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
 #define MIGRATE_LOCK_KEY "7316431" /* any constant, shared by all daemons */
-
-char *migrate_default_dir(void)
-{
-	const char *env = getenv("ROOFLINE_SQL_DIR");
-	char *exe = util_exe_dir(), *dir;
-	struct stat st;
-
-	if (env && *env) {
-		free(exe);
-		return xstrdup(env);
-	}
-	if (!exe)
-		return xstrdup("/usr/local/share/rooflined/sql");
-	dir = xasprintf("%s/../../../sql", exe);
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		free(dir);
-		dir = xasprintf("%s/../share/rooflined/sql", exe);
-	}
-	free(exe);
-	return dir;
-}
 
 static int is_migration(const struct dirent *d)
 {
@@ -143,7 +122,7 @@ out:
 
 int migrate_apply(struct db *db, struct strbuf *err)
 {
-	char *dir = migrate_default_dir();
+	char *dir = paths_sql_dir();
 	int rc = migrate_apply_dir(db, dir, err);
 
 	free(dir);

@@ -12,14 +12,10 @@
 #include "db.h"
 #include "strbuf.h"
 
-/* The sql/ directory: $ROOFLINE_SQL_DIR, else next to the program (build
- * tree or installed share dir).  Caller frees. */
-char *migrate_default_dir(void);
-
 /* Apply what is missing from dir.  0 or -EIO with err. */
 int migrate_apply_dir(struct db *db, const char *dir, struct strbuf *err);
 
-/* migrate_apply_dir(db, migrate_default_dir(), err). */
+/* migrate_apply_dir(db, paths_sql_dir(), err). */
 int migrate_apply(struct db *db, struct strbuf *err);
 
 #endif

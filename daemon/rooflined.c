@@ -61,7 +61,7 @@ static void usage(FILE *out)
 		"Runs roofline pipelines as Slurm jobs and records every result in\n"
 		"PostgreSQL.\n"
 		"\n"
-		"  -c, --config FILE   configuration (default /etc/rooflined.yaml if it\n"
+		"  -c, --config FILE   configuration (default %s if it\n"
 		"                      exists, else built-in defaults)\n"
 		"  -f, --foreground    stay in the foreground, log to stderr unless the\n"
 		"                      configuration says syslog\n"
@@ -72,7 +72,8 @@ static void usage(FILE *out)
 		"\n"
 		"Signals: SIGHUP reloads the configuration and facility pipelines;\n"
 		"SIGTERM stops, leaving running jobs to the next start.\n"
-		"Exit status: 0 stopped cleanly, 1 failed to start, 2 usage.\n");
+		"Exit status: 0 stopped cleanly, 1 failed to start, 2 usage.\n"
+		"See rooflined(8) and rooflined.yaml(5).\n", ROOFLINE_CONFIG_FILE);
 }
 
 static int load_config(struct config *cfg, const char *path)
@@ -285,8 +286,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!path && access("/etc/rooflined.yaml", F_OK) == 0)
-		path = "/etc/rooflined.yaml";
+	if (!path && access(ROOFLINE_CONFIG_FILE, F_OK) == 0)
+		path = ROOFLINE_CONFIG_FILE;
 	paths_export_defaults();
 	if (load_config(&cfg, path) < 0)
 		return 1;

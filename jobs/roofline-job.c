@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	log_init("roofline-job", level, false);
 	paths_export_defaults();
 	if (!plugin_dir)
-		plugin_dir = plugin_loader_default_dir();
+		plugin_dir = paths_plugin_dir();
 	if (help_for) {
 		rc = help_plugin(plugin_dir, help_for);
 		goto out;

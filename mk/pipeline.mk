@@ -24,10 +24,10 @@ $(B)/bin/roofline: $(B)/obj/daemon/pipeline_cluster.o
 # and $(COMMON_SRC) objects plus $(TEST_LIBS_x); extra objects come in as
 # prerequisites.  test_pipeline loads the smoke plugin and the test plugins
 # (order-only: built, not linked).
-TEST_LIBS_yaml_tree := -lyaml
-TEST_LIBS_pipeline  := -lyaml
+TEST_LIBS_yaml_tree := $(YAML_LIBS)
+TEST_LIBS_pipeline  := $(YAML_LIBS)
 $(B)/tests/test_yaml_tree: $(B)/obj/common/yaml_tree.o
-TEST_LIBS_pipeline_cluster := -lyaml
+TEST_LIBS_pipeline_cluster := $(YAML_LIBS)
 $(B)/tests/test_pipeline_cluster: $(PIPELINE_OBJS) $(B)/obj/daemon/pipeline_cluster.o
 $(B)/tests/test_pipeline: $(PIPELINE_OBJS) | $(B)/plugins/smoke.so \
 	$(B)/test-plugins/pipetest.so $(B)/test-plugins/abi_mismatch.so
