@@ -62,14 +62,15 @@ ok "a panel per ceiling: HBM and FP64 FMA among them" \
 is "$(sql "select string_agg(fields ->> 'kind' || '.' || (fields ->> 'format') || ' ' || (fields ->> 'series') || ' panels ' || (fields ->> 'kernels') || ' GPUs', ',' order by seq) from step_records r join steps s on s.id = r.step where r.run_id = $run and s.step_id = 'chart' and r.kind = 'chart'")" \
 	"fleet.png 18 panels $((2 * ${#NODES[@]})) GPUs,fleet.svg 18 panels $((2 * ${#NODES[@]})) GPUs" \
 	"the chart records: a panel per ceiling, every GPU"
-is "$(sql "select count(*) from findings where scope = 'gpu' and gpu_uuid = '$SICK_UUID' and measure = 'hbm_triad'")" 1 \
+is "$(sql "select count(*) from findings where scope = 'gpu' and gpu_uuid = '$SICK_UUID' and measure = 'hbm_triad' and pipeline_name = 'nightly-ceilings-replay'")" 1 \
 	"the fleet step flagged that GPU (the chart draws its records)"
 keep "$CHART/fleet.png" fleet.png && keep "$CHART/fleet.svg" fleet.svg
 keep "$(ls -d "$SPOOL/run-$run/fleet/attempt-"* | tail -1)/records.tsv" fleet.records.tsv
 
 # ---- a GPU over the nights, with its fleet's band -------------------------------------
 D=$OUT/plot-gpu
-out=$(as alice "$BIN/roofline" plot --gpu "$SICK_UUID" --out "$D" 2>"$OUT/gpu.err")
+# (other tests may replay the same stand-in GPU in other pipelines)
+out=$(as alice "$BIN/roofline" plot --gpu "$SICK_UUID" --pipeline nightly-ceilings-replay --out "$D" 2>"$OUT/gpu.err")
 is "$out" "$D" "roofline plot --gpu prints its directory"
 unlike "$(cat "$OUT/gpu.err")" 'warning|error' "and no warning (gnuplot said nothing)"
 ok "gpu_history.png is a PNG" png_ok "$D/gpu_history.png"
@@ -104,7 +105,7 @@ for cap in stride nw-nofma nw; do
 done
 ok "three trajectory runs: ${TRUNS[*]}" true
 D=$OUT/plot-traj
-out=$(as alice "$BIN/roofline" plot --trajectory "$KERNEL" --out "$D" 2>"$OUT/traj.err")
+out=$(as alice "$BIN/roofline" plot --trajectory "$KERNEL" --pipeline trajectory-replay --out "$D" 2>"$OUT/traj.err")
 is "$out" "$D" "roofline plot --trajectory prints its directory"
 unlike "$(cat "$OUT/traj.err")" 'warning|error' "and no warning (gnuplot said nothing)"
 ok "trajectory.png is a PNG" png_ok "$D/trajectory.png"
