@@ -95,18 +95,6 @@ static char *dup_or_null(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-static double num(const struct rl_field *f, const char *key, double dflt)
-{
-	const char *v = rl_field_get(f, key);
-	char *end;
-	double d;
-
-	if (!v || !*v)
-		return dflt;
-	d = strtod(v, &end);
-	return *end ? dflt : d;
-}
-
 static bool wanted(const struct fleet_config *cfg, const char *name)
 {
 	if (!cfg->ceilings.n)
@@ -128,7 +116,7 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 
 	(void)kind;
 	if (!uuid || !name || !method || strcmp(method, "empirical") ||
-	    !wanted(fl->cfg, name) || !(num(f, "value", NAN) > 0))
+	    !wanted(fl->cfg, name) || !(rl_field_double(f, "value", NAN) > 0))
 		return 0;
 	if (fl->nfig == fl->capfig) {
 		size_t cap = fl->capfig ? 2 * fl->capfig : 256;
@@ -152,13 +140,13 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->synthetic = dup_or_null(rl_field_get(f, "synthetic"));
 	g->throttle = dup_or_null(rl_field_get(f, "throttle"));
 	g->ecc = dup_or_null(rl_field_get(f, "ecc_errors"));
-	g->value = num(f, "value", NAN);
-	g->spread_pct = num(f, "spread_pct", -1);
-	g->trials = (long)num(f, "trials", 0);
-	g->sm_clock = num(f, "sm_clock_mhz", 0);
-	g->sm_clock_max = num(f, "sm_clock_max_mhz", 0);
-	g->power_w = num(f, "power_w", 0);
-	g->temp_c = num(f, "temp_c", NAN);
+	g->value = rl_field_double(f, "value", NAN);
+	g->spread_pct = rl_field_double(f, "spread_pct", -1);
+	g->trials = (long)rl_field_double(f, "trials", 0);
+	g->sm_clock = rl_field_double(f, "sm_clock_mhz", 0);
+	g->sm_clock_max = rl_field_double(f, "sm_clock_max_mhz", 0);
+	g->power_w = rl_field_double(f, "power_w", 0);
+	g->temp_c = rl_field_double(f, "temp_c", NAN);
 	return g->uuid && g->name && g->model ? 0 : -ENOMEM;
 }
 
@@ -189,9 +177,9 @@ static int read_history(void *arg, const char *step, const char *kind,
 	p->uuid = strdup(rl_field_get(f, "gpu_uuid"));
 	p->name = strdup(rl_field_get(f, "name"));
 	p->driver = dup_or_null(rl_field_get(f, "last_driver"));
-	p->n = (long)num(f, "n", 0);
-	p->median = num(f, "median", NAN);
-	p->sd = num(f, "sd", 0);
+	p->n = (long)rl_field_double(f, "n", 0);
+	p->median = rl_field_double(f, "median", NAN);
+	p->sd = rl_field_double(f, "sd", 0);
 	return p->uuid && p->name ? 0 : -ENOMEM;
 }
 

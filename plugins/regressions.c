@@ -83,18 +83,6 @@ struct regress {
 	char *night, *baseline;
 };
 
-static double num(const struct rl_field *f, const char *key, double dflt)
-{
-	const char *v = rl_field_get(f, key);
-	char *end;
-	double d;
-
-	if (!v || !*v)
-		return dflt;
-	d = strtod(v, &end);
-	return *end ? dflt : d;
-}
-
 static int keycmp(const struct kpoint *a, const char *kernel, const char *level,
 		  const char *precision)
 {
@@ -122,9 +110,9 @@ static int add_noise(struct regress *r, const char *kernel, const char *level,
 	x->kernel = strdup(kernel);
 	x->level = strdup(level);
 	x->precision = strdup(precision);
-	x->noise.n = (long)num(f, "n", 0);
-	x->noise.ai_cv = num(f, "ai_cv", 0);
-	x->noise.gflops_cv = num(f, "gflops_cv", 0);
+	x->noise.n = (long)rl_field_double(f, "n", 0);
+	x->noise.ai_cv = rl_field_double(f, "ai_cv", 0);
+	x->noise.gflops_cv = rl_field_double(f, "gflops_cv", 0);
 	x->seq = r->seq++;
 	return x->kernel && x->level && x->precision ? 0 : -ENOMEM;
 }
@@ -223,9 +211,9 @@ static int read_input(void *arg, const char *step, const char *kind,
 	k->precision = strdup(precision);
 	k->gpu_name = strdup(rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "");
 	k->in_run = !strcmp(kind, "run_point");
-	k->p.ai = num(f, "ai", NAN);
-	k->p.gflops = num(f, "gflops", NAN);
-	k->p.roof = num(f, "roof", 0);
+	k->p.ai = rl_field_double(f, "ai", NAN);
+	k->p.gflops = rl_field_double(f, "gflops", NAN);
+	k->p.roof = rl_field_double(f, "roof", 0);
 	return k->kernel && k->level && k->precision && k->gpu_name ? 0 : -ENOMEM;
 }
 

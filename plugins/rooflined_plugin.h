@@ -33,6 +33,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define ROOFLINE_PLUGIN_ABI 1u
 #define ROOFLINE_PLUGIN_SYMBOL "rooflined_plugin"
@@ -263,6 +264,21 @@ static inline const char *rl_field_get(const struct rl_field *fields,
 			return fields->value;
 	}
 	return NULL;
+}
+
+/* A field of a record as a number: dflt when the key is absent, empty or
+ * not wholly a number (strtod's syntax). */
+static inline double rl_field_double(const struct rl_field *fields,
+				     const char *key, double dflt)
+{
+	const char *v = rl_field_get(fields, key);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return dflt;
+	d = strtod(v, &end);
+	return *end ? dflt : d;
 }
 
 /* Declare a plugin:  RL_PLUGIN_DEFINE = { .name = "ert", ... }; */
