@@ -47,7 +47,9 @@ complete_line() {
 R=$BIN/roofline
 
 # The commands: cli/roofline.c's table, plus the two global options.
-is "$(complete_line "$R ")" "$(printf '%s\n' validate submit list status cancel show plot history plugins --help --version | sort)" \
+COMMANDS=$(sed -n 's/^\t{ "\([a-z]*\)", cmd_.*/\1/p' "$ROOT/cli/roofline.c")
+ok "cli/roofline.c's table read ($(wc -w <<<"$COMMANDS") commands)" test "$(wc -w <<<"$COMMANDS")" -ge 9
+is "$(complete_line "$R ")" "$(printf '%s\n' $COMMANDS --help --version | sort)" \
 	"roofline <TAB>: the commands"
 is "$(complete_line "$R st")" "status" "roofline st<TAB>: status"
 is "$(complete_line "$R validate --c")" "--cluster" "roofline validate --c<TAB>: --cluster"
