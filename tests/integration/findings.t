@@ -12,6 +12,8 @@
 need_cluster
 . "$ROOT/tests/daemon_lib.sh"
 daemon_setup
+# carol: a user no other test uses, so that what she sees is this test's
+"$ROOT/scripts/cluster" add-user carol >/dev/null || bail_out "cannot add user carol"
 NIGHTS=${FINDINGS_NIGHTS:-20}
 
 HOOKS=$TEST_TMP/hooks
@@ -27,6 +29,7 @@ notify_tries: 2
 notify_backoff: 1s
 CONF
 daemon_start
+sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = 'carol') then create role carol login in role roofline_users; end if; end \$\$" >/dev/null
 
 mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
 ((${#NODES[@]} >= 4)) || bail_out "findings.t needs a cluster of 4 nodes or more"
@@ -61,12 +64,12 @@ night_yaml() { # night_yaml N: the pipeline of night N
 night_date() { date -u -d "today - $((NIGHTS - $1)) days" +%F; }
 submit_night() { # submit_night N FILE: the run id, after it ended
 	local out
-	out=$(as alice "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
+	out=$(as carol "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
 		--attach "$TEST_TMP/h100-quick.tsv" "$2" 2>&1)
 	head -1 <<<"$out"
 }
 flagged() { # the flagged (GPU, ceiling) pairs, sorted
-	sql "select gpu_uuid || ' ' || measure from findings where scope = 'gpu' order by 1" | sort
+	sql "select gpu_uuid || ' ' || measure from findings where pipeline_name = 'fleet-night' and scope = 'gpu' order by 1" | sort
 }
 
 is "$(grep -c 'perturb: ' "$(night_yaml 1)")" 1 "the perturbations go to ert"
@@ -80,7 +83,7 @@ for ((n = 1; n <= NIGHTS; n++)); do
 	yaml=$(night_yaml "$n")
 	if ((n == KILL_NIGHT || n == CLK_FROM)); then
 		((n == CLK_FROM)) && touch "$HOOKS/slow"
-		run=$(as alice "$BIN/roofline" submit --night "$(night_date "$n")" \
+		run=$(as carol "$BIN/roofline" submit --night "$(night_date "$n")" \
 			--attach "$TEST_TMP/h100-quick.tsv" "$yaml")
 		if ((n == KILL_NIGHT)); then
 			# The moment the daemon has prepared the fleet attempt (its
@@ -99,7 +102,7 @@ for ((n = 1; n <= NIGHTS; n++)); do
 			wait_for "[[ \$(ls $HOOKS | grep -c json) == 2 ]]" 120
 			daemon_kill9
 			ok "night $n: rooflined killed (-9) while the clock finding's hook ran" \
-				test "$(sql "select notify_state from findings where measure = 'fp64_fma'")" = sending
+				test "$(sql "select notify_state from findings where pipeline_name = 'fleet-night' and measure = 'fp64_fma'")" = sending
 			rm -f "$HOOKS/slow"
 		fi
 		daemon_start
@@ -123,73 +126,74 @@ ok "figures differ from night to night (noise)" test \
 
 # ---- exactly the perturbed pairs, each once -----------------------------------
 is "$(flagged)" "$EXPECTED" "exactly the perturbed (GPU, ceiling) pairs are flagged"
-is "$(sql "select count(*) from findings where scope = 'gpu'")" 2 "each once (one finding each)"
-is "$(sql "select nights from findings where measure = 'hbm_triad'")" "$NIGHTS" \
+is "$(sql "select count(*) from findings where pipeline_name = 'fleet-night' and scope = 'gpu'")" 2 "each once (one finding each)"
+is "$(sql "select nights from findings where pipeline_name = 'fleet-night' and measure = 'hbm_triad'")" "$NIGHTS" \
 	"the HBM finding was seen every night: one finding, its count $NIGHTS"
-is "$(sql "select nights || ' ' || first_night from findings where measure = 'fp64_fma'")" \
+is "$(sql "select nights || ' ' || first_night from findings where pipeline_name = 'fleet-night' and measure = 'fp64_fma'")" \
 	"$((NIGHTS - CLK_FROM + 1)) $(night_date "$CLK_FROM")" "the clock finding from night $CLK_FROM on, once per night"
-is "$(sql "select count(*) from finding_nights")" "$((NIGHTS + NIGHTS - CLK_FROM + 1))" \
+is "$(sql "select count(*) from finding_nights n join findings f on f.id = n.finding_id where f.pipeline_name = 'fleet-night'")" "$((NIGHTS + NIGHTS - CLK_FROM + 1))" \
 	"one finding_nights row per finding and night (the killed night counted once)"
-like "$(sql "select class || '|' || severity || '|' || round(drop_pct) from findings where measure = 'hbm_triad'")" \
+like "$(sql "select class || '|' || severity || '|' || round(drop_pct) from findings where pipeline_name = 'fleet-night' and measure = 'hbm_triad'")" \
 	'^fleet outlier\|critical\|1[12]$' "HBM: a fleet outlier about 12 % down, critical"
-like "$(sql "select cause from findings where measure = 'fp64_fma'")" \
+like "$(sql "select cause from findings where pipeline_name = 'fleet-night' and measure = 'fp64_fma'")" \
 	'SM clock 1410 MHz, below its maximum 1980 MHz' "the clock cap is named as the likely cause"
 ok "thresholds come from measured noise, never below the floor" test \
-	"$(sql "select count(*) from findings where threshold_pct >= 3 and noise_pct > 0")" -eq 2
+	"$(sql "select count(*) from findings where pipeline_name = 'fleet-night' and threshold_pct >= 3 and noise_pct > 0")" -eq 2
 
 # ---- the hook: once per finding --------------------------------------------------
-wait_for "[[ \$(sql \"select count(*) from findings where notify_state = 'sent'\") == 1 ]]" 30
-is "$(sql "select string_agg(measure || ' ' || notify_state || ':' || notify_tries, ',' order by measure) from findings")" \
+wait_for "[[ \$(sql \"select count(*) from findings where pipeline_name = 'fleet-night' and notify_state = 'sent'\") == 1 ]]" 30
+is "$(sql "select string_agg(measure || ' ' || notify_state || ':' || notify_tries, ',' order by measure) from findings where pipeline_name = 'fleet-night'")" \
 	"fp64_fma interrupted:1,hbm_triad sent:2" \
 	"HBM notified on the second try; the clock finding's hook, cut by the crash, not run again"
 like "$(grep 'notify command failed' "$DAEMON_LOG")" 'failed \(exit status 3\), try 1 of 2; next in 1 s' \
 	"the failed try is logged with its retry"
-like "$(grep "finding $(sql "select id from findings where measure = 'fp64_fma'"): the daemon stopped" "$DAEMON_LOG")" 'not run again' \
+like "$(grep "finding $(sql "select id from findings where pipeline_name = 'fleet-night' and measure = 'fp64_fma'"): the daemon stopped" "$DAEMON_LOG")" 'not run again' \
 	"the restart says so"
-is "$(ls "$HOOKS" | wc -l)" 2 "the notify hook ran once per finding"
-for id in $(sql "select id from findings order by id"); do
+is "$(ls "$HOOKS" | grep -c json)" 2 "the notify hook ran once per finding (and for no other)"
+for id in $(sql "select id from findings where pipeline_name = 'fleet-night' order by id"); do
 	is "$(ls "$HOOKS"/finding-"$id".*.json | wc -l)" 1 "finding $id: one hook call"
 	is "$(jq -r '.id' "$HOOKS"/finding-"$id".*.json)" "$id" "finding $id: the hook read it as JSON"
 done
 is "$(jq -r '.measure + " " + .class' "$HOOKS"/finding-*.json | sort | paste -sd,)" \
 	"fp64_fma fleet outlier,hbm_triad fleet outlier" "the hook's JSON names the ceiling and the class"
-is "$(grep -c 'finding [0-9]* (' "$DAEMON_LOG")" 2 "one log (syslog) line per finding"
+is "$(grep -c 'finding [0-9]* ([a-z]*, fleet-night)' "$DAEMON_LOG")" 2 "one log (syslog) line per finding"
 
 # ---- re-running an analysis, replaying a night: nothing new ---------------------------
-before=$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")
+before=$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings where pipeline_name = 'fleet-night'")
 run=$(submit_night "$NIGHTS" "$(night_yaml "$NIGHTS")")
 is "$(run_state "$run")" succeeded "night $NIGHTS replayed (run $run)"
-is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings")" "$before" \
+is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings where pipeline_name = 'fleet-night'")" "$before" \
 	"a replayed night adds no finding and no count"
 sleep 1
-is "$(ls "$HOOKS" | wc -l)" 2 "and calls no hook"
+is "$(ls "$HOOKS" | grep -c json)" 2 "and calls no hook"
 
 # ---- the docs' question, run as written there ----------------------------------
 query=$(awk '/<!-- findings.t: hbm-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/findings.md")
 like "$query" 'from fleet_outliers' "docs/findings.md has the HBM question"
-is "$(as alice psql -X -q -t -A -F '|' -c "$query" | cut -d'|' -f1,2,4)" \
-	"${NODES[1]}|$(uuid_of "${NODES[1]}" 1)|$(sql "select round(drop_pct::numeric, 1) from findings where measure = 'hbm_triad'")" \
-	"which GPUs lost HBM bandwidth this month: the perturbed one, as alice"
+is "$(as carol psql -X -q -t -A -F '|' -c "$query" | cut -d'|' -f1,2,4)" \
+	"${NODES[1]}|$(uuid_of "${NODES[1]}" 1)|$(sql "select round(drop_pct::numeric, 1) from findings where pipeline_name = 'fleet-night' and measure = 'hbm_triad'")" \
+	"which GPUs lost HBM bandwidth this month: the perturbed one, as carol"
 
 # ---- people: findings, ack ----------------------------------------------------------
-out=$(as alice "$BIN/roofline" findings --since 60d)
+out=$(as carol "$BIN/roofline" findings --since 60d)
 like "$out" 'hbm_triad +fleet outlier' "roofline findings lists the HBM finding"
 like "$out" '2 findings$' "and says how many"
-is "$(as alice "$BIN/roofline" findings --since 60d --json | jq '.findings | length')" 2 \
+is "$(as carol "$BIN/roofline" findings --since 60d --json | jq '.findings | length')" 2 \
 	"--json: the same two"
-is "$(as alice "$BIN/roofline" findings --since 60d --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
-	"$(sql "select string_agg(floor(round(drop_pct::numeric, 2))::text, ',' order by floor(drop_pct)) from findings")" \
+is "$(as carol "$BIN/roofline" findings --since 60d --json | jq -r '[.findings[].drop_pct] | sort | map(floor) | join(",")')" \
+	"$(sql "select string_agg(floor(round(drop_pct::numeric, 2))::text, ',' order by floor(drop_pct)) from findings where pipeline_name = 'fleet-night'")" \
 	"--json figures match the table's"
-id=$(sql "select id from findings where measure = 'hbm_triad'")
-is "$(as bob "$BIN/roofline" findings --since 60d | tail -1)" "0 findings" "bob sees none of alice's findings"
+id=$(sql "select id from findings where pipeline_name = 'fleet-night' and measure = 'hbm_triad'")
+is "$(as bob "$BIN/roofline" findings --since 60d --json | jq '[.findings[] | select(.pipeline == "fleet-night")] | length')" 0 \
+	"bob sees none of carol's findings"
 as bob "$BIN/roofline" ack "$id" >/dev/null 2>&1
-is "$?" 1 "bob may not acknowledge alice's finding"
-ok "alice acknowledges it" as alice "$BIN/roofline" ack "$id"
-is "$(sql "select state || ' ' || state_by from findings where id = $id")" "acknowledged alice" \
+is "$?" 1 "bob may not acknowledge carol's finding"
+ok "carol acknowledges it" as carol "$BIN/roofline" ack "$id"
+is "$(sql "select state || ' ' || state_by from findings where pipeline_name = 'fleet-night' and id = $id")" "acknowledged carol" \
 	"state and who changed it recorded"
-is "$(as alice "$BIN/roofline" findings --since 60d --state new --json | jq '.findings | length')" 1 \
+is "$(as carol "$BIN/roofline" findings --since 60d --state new --json | jq '.findings | length')" 1 \
 	"--state new leaves it out"
-as alice "$BIN/roofline" findings --since yesterdayish >/dev/null 2>&1
+as carol "$BIN/roofline" findings --since yesterdayish >/dev/null 2>&1
 is "$?" 2 "a bad --since is a usage error"
 
 done_testing
