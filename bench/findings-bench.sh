@@ -12,7 +12,9 @@
 #   -b COMMIT   also time COMMIT's plugins with COMMIT's sql/ functions,
 #               side by side on the same data ("before"); the database
 #               gets COMMIT's migrations first, then this tree's
-#   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes
+#   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes;
+#   WINDOW=90 the fleet step's `nights` (its own history window; the
+#   plugin's default is 14)
 #
 # It builds VARIANT=release, copies what it runs into the cluster directory
 # (var/bench-findings, own PostgreSQL 15 and a one-node Slurm it does not
@@ -37,6 +39,7 @@ while getopts n:o:b: opt; do
 	esac
 done
 NODES=${NODES:-500} NIGHTS=${NIGHTS:-90} KERNELS=${KERNELS:-500} KRUNS=${KRUNS:-31}
+WINDOW=${WINDOW:-90}
 mkdir -p "$out"
 SUMMARY=$out/summary.txt
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
@@ -251,7 +254,7 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes).*/\1/p' "$out/$label.txt" | tail -1) bytes; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
 }
 steps_all() { # steps_all LABEL PLUGIN_DIR
-	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights=90
+	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
 	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
 }
 

@@ -160,6 +160,19 @@ as alice "$BIN/roofline" history --json --csv kernel_C >/dev/null 2>&1
 is "$?" 2 "history --json with --csv is a usage error (exit 2)"
 like "$(as alice "$BIN/roofline" history --help)" "--json" "history --help mentions --json"
 
+# -- every command's --json parses with jq, and says what its table says
+for cmd in "list" "status $run" "show $run" "history kernel_C" "plugins" "findings"; do
+	# shellcheck disable=SC2086 # the command and its argument
+	as alice "$BIN/roofline" $cmd --json >"$TEST_TMP/cmd.json" 2>/dev/null
+	ok "roofline $cmd --json parses with jq" jq -e . "$TEST_TMP/cmd.json"
+done
+is "$(as alice "$BIN/roofline" list --json | jq -r --argjson r "$run" '.runs[] | select(.id == $r) | "\(.id) \(.pipeline) \(.owner) \(.state)"')" \
+	"$(as alice "$BIN/roofline" list | awk -v r="$run" '$1 == r { print $1, $2, $3, $4 }')" \
+	"list: the JSON's run is the table's (id, pipeline, owner, state)"
+is "$(as alice "$BIN/roofline" history --json kernel_C | jq -r '.history[-1].gflops | . * 10 | round / 10')" \
+	"$(sql "select round(gflops::numeric, 1)::float8 from kernel_trend where kernel like 'kernel\\_C(%' order by run_at desc limit 1")" \
+	"history: the latest GFLOP/s as the table rounds it"
+
 # -- a truncated export: the step fails, nothing is stored as a profile
 head -c 3000 "$F/ncu/kernel_abc.raw.csv" >"$TEST_TMP/cut.csv"
 chmod 0644 "$TEST_TMP/cut.csv"
