@@ -158,10 +158,9 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
 # sm_90, to keep the check short; `make` and `make VARIANT=release` build every
-# architecture.  findings.t replays CHECK_NIGHTS nights here (its own default,
-# run alone, is the 20 of issue 11: FINDINGS_NIGHTS=20).
+# architecture.  The integration tests run in two halves at once, each on a
+# cluster of its own (scripts/run-integration --jobs 2): they mostly wait.
 CHECK_CUDA := ERT_ARCHS=90 CUDA_ARCHS=90
-CHECK_NIGHTS ?= 8
 
 check:
 	scripts/deps
@@ -170,8 +169,8 @@ check:
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	$(MAKE) deb DEB_JOBS=$(JOBS)
-	FINDINGS_NIGHTS=$(CHECK_NIGHTS) ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
-	  scripts/run-integration VARIANT=san --no-build \
+	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
+	  scripts/run-integration VARIANT=san --no-build --jobs 2 \
 	  tests/integration/*.t tests/package/*.t
 
 integration: all $(TEST_DEPS)
