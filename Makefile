@@ -150,10 +150,10 @@ unit: unit-build
 # tests in the debug and san builds, builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package test (tests/package/: the
-# .debs installed, run and purged) against one freshly started local
-# cluster, and stops it whatever happens.  `make package-check` is the
-# package half alone.  The builds use every core (JOBS); the tests run one
-# at a time.
+# .debs installed, run and purged) on two freshly started local clusters,
+# which it stops whatever happens.  `make package-check` is the package
+# half alone.  The builds use every core (JOBS); within each half the tests
+# run one at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
