@@ -16,7 +16,7 @@
 #              as the daemon does (one transaction), timed, checks that the
 #              row count and a checksum of points are unchanged, and times Q1
 #              and Q2 again on the partitioned table.
-# partitioned  applies sql/ (001-011), makes monthly partitions back NIGHTS
+# partitioned  applies sql/ (all of them), makes monthly partitions back NIGHTS
 #              nights, fills NIGHTS nights of synthetic nightly history for
 #              GPUS GPUs (4 a node): per GPU and night 4 empirical ceilings,
 #              KERNELS kernel launches (kernel_profiles) and KERNELS x 3
@@ -83,7 +83,7 @@ Q1_FOR() { # docs/sql.md: a kernel's GFLOP/s over the last 30 nights on H100 nod
 # ---- migrate ------------------------------------------------------------------
 migrate_phase() {
 	local start before after
-	echo "== migrate: an unpartitioned database (001-009) of $migrate_rows synthetic points, then 011"
+	echo "== migrate: an unpartitioned database (001-009) of $migrate_rows synthetic points, then 010_partitions"
 	new_db hb_migrate
 	for f in sql/00[1-9]_*.sql; do q -f "$f" >/dev/null; done
 	start=$(now_s)
@@ -117,11 +117,11 @@ SQL
 	before=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
 	start=$(now_s)
 	q -1 -f sql/010_partitions.sql >/dev/null
-	echo "migration 011 (one transaction, as the daemon applies it): $(since "$start") s"
+	echo "migration 010_partitions (one transaction, as the daemon applies it): $(since "$start") s"
 	after=$(q -c "select count(*) || ' ' || sum(hashtext(t::text)::numeric) from points t")
 	echo "points before: $before; after: $after ($([[ $before == "$after" ]] && echo same || echo DIFFERENT))"
 	echo "partitions of points: $(q -c "select count(*) from history_partitions_attached where tbl = 'points'")"
-	echo "partitioned (011):"
+	echo "partitioned (010_partitions):"
 	report Q1 "$(Q1_FOR 'kernel_42(double *, long)')"
 	report Q2 "$(Q2_FOR kernel_42)"
 	unset PGDATABASE

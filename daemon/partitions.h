@@ -9,7 +9,7 @@
  *     month that ended into <table>_monthly and seals its partition, then
  *     drops (or, with `retention: detach`, detaches) the partitions whose
  *     whole month is older than the retention.
- * The work itself is SQL functions of 011 (rl_partitions_ahead,
+ * The work itself is SQL functions of 010_partitions.sql (rl_partitions_ahead,
  * rl_history_rollup_due, rl_history_retire), each one transaction; this
  * module calls them and logs one line per partition made, rolled up, and
  * dropped or detached.  It keeps no state but the time of its next pass.

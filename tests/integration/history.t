@@ -1,6 +1,6 @@
 #!/bin/bash
 # History that lasts (issue 15, item 4): a database at migration 009 holding
-# rows is moved by the daemon to the partitioned layout of 011 without losing
+# rows is moved by the daemon to the partitioned layout of 010_partitions without losing
 # or changing a row; the daemon makes partitions ahead; the retention rolls
 # old months up into the monthly aggregates, then drops or detaches them;
 # ingest goes on through the partitioned tables.
@@ -158,7 +158,7 @@ counts_by_month=$(hsql "select string_agg(m || '=' || n, ',' order by m) from (
 like "$before" '^532:[0-9a-f]{32} 168:[0-9a-f]{32} 112:[0-9a-f]{32} 168:[0-9a-f]{32}$' \
 	"the 009 database holds the synthetic rows (step_records 532, points 168, kernel_profiles 112, ceilings 168)"
 
-# -- the daemon migrates it (011) and makes partitions ahead ---------------
+# -- the daemon migrates it (010_partitions and later) and makes partitions ahead ---------------
 HCONF=$TEST_TMP/history.yaml
 sed "s/^database: .*/database: \"dbname=$DB\"/" "$DAEMON_CONF" >"$HCONF"
 cat >>"$HCONF" <<'CONF'
