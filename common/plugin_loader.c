@@ -203,11 +203,3 @@ const char *const *plugin_history_sets(const struct rl_plugin *p)
 
 	return p->size >= end ? p->history : NULL;
 }
-
-const char *plugin_option_default(const struct rl_plugin *p, const char *key)
-{
-	for (const struct rl_option *o = p->options; o && o->key; o++)
-		if (!strcmp(o->key, key))
-			return o->default_value;
-	return NULL;
-}

@@ -37,10 +37,6 @@ void plugin_loader_close(struct plugin_handle *h);
  * none or was built before the field existed. */
 const char *const *plugin_history_sets(const struct rl_plugin *p);
 
-/* The default text of option `key` in the plugin's table, NULL when the
- * option is unknown or has no default. */
-const char *plugin_option_default(const struct rl_plugin *p, const char *key);
-
 /* "ceilings", "collect", ...; "?" for an unknown stage. */
 const char *plugin_stage_name(enum rl_stage stage);
 

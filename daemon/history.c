@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "plugin_loader.h"
 #include "records.h"
 #include "util.h"
@@ -18,12 +19,16 @@
 static const char *option_value(const struct job_spec *spec,
 				const struct rl_plugin *p, const char *key)
 {
+	const struct rl_option *o;
 	const char *v = NULL;
 
 	for (size_t i = 0; i < spec->n_opts; i++)
 		if (!strcmp(spec->opts[i].a, key))
 			v = spec->opts[i].b;
-	return v ? v : plugin_option_default(p, key);
+	if (v)
+		return v;
+	o = options_find(p, key);
+	return o ? o->default_value : NULL;
 }
 
 /* Append one record of `kind` per row of r, a field per non-null column. */

@@ -24,7 +24,7 @@ GNUPLOT_PIC_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/gnuplot/gp_*.
 
 $(B)/plugins/gnuplot.so: $(GNUPLOT_PIC_OBJS)
 # libm: listed before the objects by the .so rule, so kept with --no-as-needed
-$(B)/plugins/gnuplot.so: LDFLAGS += -Wl,--no-as-needed -lm
+PLUGIN_LIBS_gnuplot := -lm
 
 # ---- unit tests: the plugin .c is #included by test_gnuplot; test_gnuplot_text
 # tests gp_text alone ----

@@ -23,7 +23,7 @@ $(B)/obj/plugins/report/common_%.o: common/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/plugins/report.so: $(REPORT_PIC_OBJS)
-$(B)/plugins/report.so: LDFLAGS += -Wl,--no-as-needed -lm
+PLUGIN_LIBS_report := -lm
 
 # the plugin .c is #included by its test; the modules are linked
 $(B)/tests/test_report: $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/report/rp_*.c))
