@@ -292,4 +292,40 @@ if [[ -n $before ]]; then
 		say "  $p: records.tsv before and after: $(cmp -s "$W/$p.before/attempt-1/records.tsv" "$W/$p.after/attempt-1/records.tsv" && echo identical || echo DIFFER); history (sorted): $(cmp -s <(sort "$W/$p.before/attempt-1/history/records.tsv") <(sort "$W/$p.after/attempt-1/history/records.tsv") && echo identical || echo DIFFER)"
 	done
 fi
+# ---- what the series costs at ingest (sql/014_ceiling_series.sql) ------------
+# Tonight's fleet ceilings inserted again as a run of the next night, row by
+# row as step_records_route inserts them and in one statement, with the
+# series trigger and without it; each in a transaction rolled back.
+if q -c "select 1 from pg_trigger where tgname = 'ceilings_series_merge' and tgparentid = 0" | grep -q 1; then
+	ingest_ms() { # ingest_ms row|bulk on|off
+		local off= body
+		[[ $2 == off ]] && off='alter table ceilings disable trigger ceilings_series_merge;'
+		if [[ $1 == row ]]; then
+			body="for c in select * from ceilings where run_id = $FRUN order by id loop
+				insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*;
+			end loop;"
+		else
+			body="insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
+			      from ceilings c where run_id = $FRUN order by id;"
+		fi
+		q -c "begin; $off
+		      do \$\$ declare c ceilings; nr bigint; t0 timestamptz := clock_timestamp(); begin
+			insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
+			select pipeline_name, owner, facility, '', 'schedule', 'running', night + 1, now()
+			from runs where id = $FRUN returning id into nr;
+			$body
+			raise notice 'ingest_ms %', round(extract(epoch from clock_timestamp() - t0) * 1000, 1);
+		      end \$\$; rollback;" 2>&1 | sed -n 's/.*ingest_ms //p'
+	}
+	n=$(q -c "select count(*) from ceilings where run_id = $FRUN")
+	for mode in row bulk; do
+		on=() off=()
+		for ((i = 0; i < repeats; i++)); do
+			on+=("$(ingest_ms $mode on)") off+=("$(ingest_ms $mode off)")
+		done
+		say "$(printf '  ingest of one night (%s ceilings, %s): with the series trigger %s ms, without %s ms  [%s | %s]' \
+			"$n" "$([[ $mode == row ]] && echo 'one insert per row' || echo 'one statement')" \
+			"$(printf '%s\n' "${on[@]}" | median)" "$(printf '%s\n' "${off[@]}" | median)" "${on[*]}" "${off[*]}")"
+	done
+fi
 say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"

@@ -32,6 +32,10 @@
 #include "judge.h"
 #include "rooflined_plugin.h"
 
+/* The longest history window: PostgreSQL keeps a year of each GPU's nights
+ * (ceiling_series, sql/014_ceiling_series.sql). */
+#define FLEET_MAX_NIGHTS 366
+
 struct fleet_config {
 	long nights;
 	double k;
@@ -45,7 +49,7 @@ static const char *const fleet_history[] = { "gpu_history", NULL };
 
 static const struct rl_option fleet_options[] = {
 	{ "nights", RL_OPT_INT, "14", offsetof(struct fleet_config, nights),
-	  "how many earlier nights of each GPU make its own history", 0 },
+	  "how many earlier nights of each GPU make its own history (1-366)", 0 },
 	{ "k", RL_OPT_DOUBLE, JUDGE_DEFAULT_K, offsetof(struct fleet_config, k),
 	  "threshold = max(floor_pct, k x measured noise)", 0 },
 	{ "floor_pct", RL_OPT_DOUBLE, JUDGE_DEFAULT_FLOOR_PCT,
@@ -507,9 +511,11 @@ static enum rl_result fleet_run(struct rl_ctx *ctx, const void *config,
 
 	(void)state;
 	if (cfg->k <= 0 || cfg->floor_pct < 0 || cfg->min_fleet < 2 ||
-	    cfg->min_history < 1 || cfg->nights < 1) {
+	    cfg->min_history < 1 || cfg->nights < 1 ||
+	    cfg->nights > FLEET_MAX_NIGHTS) {
 		rl_error(ctx, "k must be > 0, floor_pct >= 0, min_fleet >= 2, "
-			 "min_history >= 1 and nights >= 1");
+			 "min_history >= 1 and nights between 1 and %d",
+			 FLEET_MAX_NIGHTS);
 		return RL_FAIL;
 	}
 	rc = rl_each_input(ctx, "ceiling", read_ceiling, &fl);

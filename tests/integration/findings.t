@@ -167,6 +167,26 @@ is "$(sql "select string_agg(id || ':' || nights, ',' order by id) from findings
 sleep 1
 is "$(ls "$HOOKS" | grep -c json)" 2 "and calls no hook"
 
+# ---- the GPUs' series kept at ingest (sql/014) against the figures -------------
+# rl_gpu_history reads ceiling_series, which the ingests of these 20 nights
+# (kill -9 and replays included) kept; the same history recomputed from the
+# ceilings themselves, as 011 did, must agree for every run's every window.
+last=$(sql "select max(id) from runs where pipeline_name = 'fleet-night'")
+from_ceilings="select c.gpu_uuid, c.name, count(*), percentile_cont(0.5) within group (order by c.value)
+	from (select distinct on (c.gpu_uuid, c.name, r.night) c.gpu_uuid, c.name, c.value
+	      from ceilings c join runs r on r.id = c.run_id, runs me
+	      where me.id = $last and r.pipeline_name = me.pipeline_name and r.owner = me.owner
+	        and r.night < me.night and r.night >= me.night - 30 and c.method = 'empirical'
+	      order by c.gpu_uuid, c.name, r.night, r.id desc, c.id desc) c
+	group by 1, 2"
+from_series="select gpu_uuid, name, n, median from rl_gpu_history($last, 30)"
+n=$(sql "select count(*) from ($from_series) s")
+ok "ceiling_series: the last night has a history ($n GPU-ceiling rows)" test "$n" -gt 0
+is "$n" "$(sql "select count(*) from ($from_ceilings) c")" \
+	"ceiling_series: one history row per GPU and ceiling, as from the ceilings"
+is "$(sql "select count(*) from (($from_series) except all ($from_ceilings)) d")" 0 \
+	"ceiling_series: the same nights and medians as recomputed from the ceilings"
+
 # ---- the docs' question, run as written there ----------------------------------
 query=$(awk '/<!-- findings.t: hbm-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/findings.md")
 like "$query" 'from fleet_outliers' "docs/findings.md has the HBM question"
