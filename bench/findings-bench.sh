@@ -261,9 +261,17 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 		"$(field total <"$out/$label.txt" | tr '\n' ' ' | sed 's/ $//')")"
 	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes).*/\1/p' "$out/$label.txt" | tail -1) bytes; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
 }
+flagged() { # flagged DIR: the step's findings, "subject measure class" each
+	awk -F'\t' '$1 == "finding" { delete f
+		for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
+		printf "%s%s %s %s", n++ ? "; " : "", f["subject"], f["measure"], f["class"] }' \
+		"$1/attempt-1/records.tsv"
+}
 steps_all() { # steps_all LABEL PLUGIN_DIR
 	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
 	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
+	say "  findings: fleet: $(flagged "$W/fleet.$1")"
+	say "  findings: regressions: $(flagged "$W/regressions.$1")"
 }
 
 say ""
