@@ -16,23 +16,30 @@
 #              as the daemon does (one transaction), timed, checks that the
 #              row count and a checksum of points are unchanged, and times Q1
 #              and Q2 again on the partitioned table.
-# partitioned  applies sql/ (all of them), makes monthly partitions back NIGHTS
-#              nights, fills NIGHTS nights of synthetic nightly history for
-#              GPUS GPUs (4 a node): per GPU and night 4 empirical ceilings,
-#              KERNELS kernel launches (kernel_profiles) and KERNELS x 3
-#              levels of roofline points, one step_records row per step;
-#              times the history queries of docs/sql.md (Q1-Q4, Q6; those
-#              that read a kernel's or a ceiling's whole history once, after a
-#              warm-up run: they take seconds here) and time-bounded forms of
-#              them (Q1t, Q1n, Q3s, Q4d); rolls the months the retention will
-#              drop up into the *_monthly aggregates (timed; the daemon does
-#              this for each month once it ended), then applies a retention of
-#              KEEP_MONTHS months to the four tables with rl_history_retire(),
-#              the function the daemon's retention job calls, timed (with
-#              NIGHTS=1096 and KEEP_MONTHS=24 that drops the oldest year).
+# partitioned  applies sql/ up to 013 (010's views and retention), makes
+#              monthly partitions back NIGHTS nights, fills NIGHTS nights of
+#              synthetic nightly history for GPUS GPUs (4 a node): per GPU and
+#              night 4 empirical ceilings, KERNELS kernel launches
+#              (kernel_profiles) and KERNELS x 3 levels of roofline points,
+#              one step_records row per step; vacuums; times the history
+#              queries as docs/sql.md had them on 010's views (those that read
+#              a kernel's or a ceiling's whole history once, after a warm-up
+#              run: they take seconds here); applies sql/014_history_time.sql
+#              (timed) and times docs/sql.md's examples as they are now (read
+#              from the file), as the owner and as a member of roofline_users
+#              (row-level security), and checks that Q1's rows are the same
+#              in both forms; rolls up the months both retentions will drop
+#              (timed; the daemon does this for each month once it ended),
+#              then applies a retention of KEEP_MONTHS months, then one of
+#              KEEP_MONTHS - 12 months, to the four tables with
+#              rl_history_retire(), the function the daemon's retention job
+#              calls, timed, with the server process's CPU time and what it
+#              waited on (with NIGHTS=1096 and KEEP_MONTHS=24: the oldest
+#              year, then the next).
 #
 # Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
-# one session after a warm-up run, execution and planning time apart.  All data is synthetic, made here
+# one session after a warm-up run, execution and planning time apart, and the
+# server process's CPU time per run.  All data is synthetic, made here
 # by generate_series.  Stops the cluster and removes its directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -105,7 +112,7 @@ DOCS_Q() {
 	awk -v n="$1" '/^```sql$/ { k++; next } /^```$/ { if (k == n) exit } k == n' docs/sql.md |
 		sed "s/kernel_A(double \*, long, double)/${2:-kernel_A(double *, long, double)}/" | tr '\n' ' ' | sed 's/; *$//'
 }
-# retire FUNCTION KEEP_MONTHS: the four tables' retention to KEEP_MONTHS
+# retire KEEP_MONTHS: the four tables' retention to KEEP_MONTHS
 # months (drop), one statement, one transaction; its wall time, the server
 # process's CPU time, and what it waited on (pg_stat_activity sampled about
 # every 0.1 s: "cpu" when it waited on nothing).  It starts once no
@@ -131,17 +138,17 @@ select pg_backend_pid() as pid \\gset
 \\! awk "{ print \"cpu0 \" \$14 + \$15 }" /proc/\$PID/stat
 \\timing on
 select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
-	select * from $1('step_records', $2, false)
-	union all select * from $1('points', $2, false)
-	union all select * from $1('kernel_profiles', $2, false)
-	union all select * from $1('ceilings', $2, false)) x;
+	select * from rl_history_retire('step_records', $1, false)
+	union all select * from rl_history_retire('points', $1, false)
+	union all select * from rl_history_retire('kernel_profiles', $1, false)
+	union all select * from rl_history_retire('ceilings', $1, false)) x;
 \\timing off
 \\! awk "{ print \"cpu1 \" \$14 + \$15 }" /proc/\$PID/stat
 SQL
 )
 	kill "$poll"
 	wait "$poll" 2>/dev/null || true
-	echo "retention to $2 months by $1 (drop; one statement, one transaction, four tables): $(grep partitions <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; samples: $(sort "$waits" | uniq -c | sort -rn | awk '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $1 }'))"
+	echo "retention to $1 months (drop; one statement, one transaction, four tables): $(grep partitions <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; samples: $(sort "$waits" | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'))"
 }
 
 # ---- migrate ------------------------------------------------------------------
@@ -274,9 +281,6 @@ SQL
 	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
 	q1old=$(rows_md5 "$(Q1_FOR "$k1")")
 
-	# 010's retention function, kept under another name to time it beside 014's
-	awk '/^create function rl_history_retire\(/, /^\$\$;$/' sql/010_partitions.sql |
-		sed 's/rl_history_retire/rl_history_retire_010/g' | q >/dev/null
 	start=$(now_s)
 	q -1 -f sql/014_history_time.sql >/dev/null
 	echo "migration 014_history_time (one transaction, as the daemon applies it): $(since "$start") s"
@@ -303,8 +307,8 @@ select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))
 from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$((keep_months - 12)) months';
 SQL
 	done
-	retire rl_history_retire_010 "$keep_months"
-	retire rl_history_retire "$((keep_months - 12))"
+	retire "$keep_months"
+	retire "$((keep_months - 12))"
 	echo "left: $(q -c "select count(*) from history_partitions_attached") partitions; oldest point $(q -c "select min(at)::date from points"); monthly aggregates: $(q -c "select count(*) from points_monthly") points_monthly rows, $(q -c "select count(*) from ceilings_monthly") ceilings_monthly rows"
 	echo "after the retentions:"
 	report Q1 "$(DOCS_Q 1 "$k1")"

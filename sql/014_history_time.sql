@@ -1,9 +1,8 @@
 -- 014_history_time.sql - history queries that read only the months they ask
--- for, and a retention that drops a table's months in one statement
--- (issue 15: over years of history, queries under 20 ms, a year dropped in
--- under 1 s; docs/history.md has the figures).
+-- for (issue 15: history queries over years; docs/history.md has the
+-- figures).
 --
--- 1. roofline_points and kernel_trend get a last column, `at`: when the
+-- roofline_points and kernel_trend get a last column, `at`: when the
 -- points were stored (points.at, the partition key; now() of the ingest
 -- transaction, which stores a whole step attempt at once).  run_at (the
 -- run's end, else its newest point) is computed after the join with runs,
@@ -62,55 +61,3 @@ create or replace view kernel_trend with (security_invoker = true) as
 select kernel, run_at, node, gpu_name, gflops, ai_l1, ai_l2, ai_dram,
        pct_of_roof, verdict, run_id, pipeline_name, at
 from roofline_points;
-
--- 2. The retention, as 010's rl_history_retire (same arguments, same rows
--- returned, same order, one transaction) but with every partition it drops
--- in one `drop table`: 010 dropped them one statement each.  Detaching
--- stays one statement per partition (PostgreSQL detaches one at a time).
-create or replace function rl_history_retire(tbl text, keep_months integer, detach boolean)
-returns table (partition text, month date, rows bigint, action text)
-language plpgsql as $$
-declare
-	p record;
-	parts text[] := '{}';
-	months date[] := '{}';
-	counts bigint[] := '{}';
-	rels text[] := '{}';
-	n bigint;
-begin
-	perform set_config('lock_timeout', '5s', true);
-	for p in select a.partition, a.rel, a.lower_bound from history_partitions_attached a
-	         where a.tbl = rl_history_retire.tbl
-	           and a.upper_bound <= now() - keep_months * interval '1 month'
-	         order by a.lower_bound loop
-		n := (select h.rows from history_partitions h where h.partition = p.partition);
-		if n is null then
-			n := rl_history_rollup(tbl, p.rel, rl_month(p.lower_bound));
-		end if;
-		parts := parts || p.partition;
-		months := months || rl_month(p.lower_bound);
-		counts := counts || n;
-		rels := rels || p.rel::text;
-	end loop;
-	if cardinality(parts) = 0 then
-		return;
-	end if;
-	if detach then
-		for i in 1 .. cardinality(rels) loop
-			execute format('alter table %I detach partition %s', tbl, rels[i]);
-		end loop;
-		action := 'detached';
-	else
-		execute 'drop table ' || array_to_string(rels, ', ');
-		action := 'dropped';
-	end if;
-	update history_partitions h set removed_at = now(), removal = action
-	where h.partition = any (parts);
-	for i in 1 .. cardinality(parts) loop
-		partition := parts[i];
-		month := months[i];
-		rows := counts[i];
-		return next;
-	end loop;
-end
-$$;
