@@ -16,23 +16,30 @@
 #              as the daemon does (one transaction), timed, checks that the
 #              row count and a checksum of points are unchanged, and times Q1
 #              and Q2 again on the partitioned table.
-# partitioned  applies sql/ (all of them), makes monthly partitions back NIGHTS
-#              nights, fills NIGHTS nights of synthetic nightly history for
-#              GPUS GPUs (4 a node): per GPU and night 4 empirical ceilings,
-#              KERNELS kernel launches (kernel_profiles) and KERNELS x 3
-#              levels of roofline points, one step_records row per step;
-#              times the history queries of docs/sql.md (Q1-Q4, Q6; those
-#              that read a kernel's or a ceiling's whole history once, after a
-#              warm-up run: they take seconds here) and time-bounded forms of
-#              them (Q1t, Q1n, Q3s, Q4d); rolls the months the retention will
-#              drop up into the *_monthly aggregates (timed; the daemon does
-#              this for each month once it ended), then applies a retention of
-#              KEEP_MONTHS months to the four tables with rl_history_retire(),
-#              the function the daemon's retention job calls, timed (with
-#              NIGHTS=1096 and KEEP_MONTHS=24 that drops the oldest year).
+# partitioned  applies sql/ up to 013 (010's views and retention), makes
+#              monthly partitions back NIGHTS nights, fills NIGHTS nights of
+#              synthetic nightly history for GPUS GPUs (4 a node): per GPU and
+#              night 4 empirical ceilings, KERNELS kernel launches
+#              (kernel_profiles) and KERNELS x 3 levels of roofline points,
+#              one step_records row per step; vacuums; times the history
+#              queries as docs/sql.md had them on 010's views (those that read
+#              a kernel's or a ceiling's whole history once, after a warm-up
+#              run: they take seconds here); applies sql/014_history_time.sql
+#              (timed) and times docs/sql.md's examples as they are now (read
+#              from the file), as the owner and as a member of roofline_users
+#              (row-level security), and checks that Q1's rows are the same
+#              in both forms; rolls up the months both retentions will drop
+#              (timed; the daemon does this for each month once it ended),
+#              then applies a retention of KEEP_MONTHS months, then one of
+#              KEEP_MONTHS - 12 months, to the four tables with
+#              rl_history_retire(), the function the daemon's retention job
+#              calls, timed, with the server process's CPU time and what it
+#              waited on (with NIGHTS=1096 and KEEP_MONTHS=24: the oldest
+#              year, then the next).
 #
 # Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
-# one session after a warm-up run, execution and planning time apart.  All data is synthetic, made here
+# one session after a warm-up run, execution and planning time apart, and the
+# server process's CPU time per run.  All data is synthetic, made here
 # by generate_series.  Stops the cluster and removes its directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,17 +66,36 @@ since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }'; }
 
 # median "execution planning" times (ms) of EXPLAIN ANALYZE over $repeats
 # runs in one session, after one run that warms the caches (data and the
-# session's catalog cache)
+# session's catalog cache), and the CPU time the server process used for
+# them (utime + stime of /proc/PID/stat, per run: the wall times are those of
+# a machine shared with other work, the CPU time less so).  With $as_user
+# set, the session is that PostgreSQL role's (a member of roofline_users:
+# row-level security applies), else the owner's (rooflined, no row-level
+# security).
 time_query() {
 	local out
-	out=$(for ((i = 0; i <= repeats; i++)); do echo "explain (analyze, timing off) $1;"; done | q)
-	printf 'execution %s ms, planning %s ms' \
+	out=$({ echo 'select pg_backend_pid() as pid \gset'
+		echo '\setenv PID :pid'
+		[[ -z ${as_user:-} ]] || echo "set role $as_user;"
+		echo "explain (analyze, timing off) $1;"
+		echo '\! awk "{ print \"cpu0 \" \$14 + \$15 }" /proc/$PID/stat'
+		for ((i = 1; i <= repeats; i++)); do echo "explain (analyze, timing off) $1;"; done
+		echo '\! awk "{ print \"cpu1 \" \$14 + \$15 }" /proc/$PID/stat'; } | qs)
+	printf 'execution %s ms, planning %s ms, server cpu %s ms' \
 		"$(sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')" \
-		"$(sed -n 's/^Planning Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')"
+		"$(sed -n 's/^Planning Time: \([0-9.]*\) ms$/\1/p' <<<"$out" | tail -n +2 | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')" \
+		"$(awk -v n="$repeats" -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.1f", (b - a) * 1000 / hz / n }' <<<"$out")"
 }
-report() { printf '  %-4s %6s rows  %s\n' "$1" "$(q -c "$2" | wc -l)" "$(time_query "$2")"; }
+# qs: q, or as superuser (to `set role` to $as_user) when $as_user is set
+qs() { if [[ -n ${as_user:-} ]]; then pgadmin -t -A -d "$PGDATABASE"; else q; fi; }
+report() {
+	printf '  %-4s %6s rows  %s\n' "$1" \
+		"$({ [[ -z ${as_user:-} ]] || echo "set role $as_user;"; echo "$2;"; } | qs | grep -vc '^SET$')" "$(time_query "$2")"
+}
 # one run after the warm-up: for the queries that read a kernel's whole history
 report_once() { local repeats=1; report "$@"; }
+# the md5 of a query's rows, to show that two forms return the same
+rows_md5() { q -c "select count(*) || ' rows, md5 ' || md5(string_agg(x::text, '|' order by x::text)) from ($1) x"; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg); $(git rev-parse --short HEAD)"
 
@@ -78,6 +104,51 @@ Q2_FOR() { # `roofline history K`'s query (cli/cmd_history.c)
 }
 Q1_FOR() { # docs/sql.md: a kernel's GFLOP/s over the last 30 nights on H100 nodes
 	echo "select run_at::date as night, node, gflops from kernel_trend where kernel = '$1' and gpu_name like '%H100%' and run_at > now() - interval '30 days' order by run_at"
+}
+
+# DOCS_Q N [KERNEL]: the Nth ```sql example of docs/sql.md, its kernel
+# name replaced by KERNEL
+DOCS_Q() {
+	awk -v n="$1" '/^```sql$/ { k++; next } /^```$/ { if (k == n) exit } k == n' docs/sql.md |
+		sed "s/kernel_A(double \*, long, double)/${2:-kernel_A(double *, long, double)}/" | tr '\n' ' ' | sed 's/; *$//'
+}
+# retire KEEP_MONTHS: the four tables' retention to KEEP_MONTHS
+# months (drop), one statement, one transaction; its wall time, the server
+# process's CPU time, and what it waited on (pg_stat_activity sampled about
+# every 0.1 s: "cpu" when it waited on nothing).  It starts once no
+# autovacuum worker is busy (at most 5 minutes): a drop waits for the lock
+# of a partition autovacuum is analyzing until deadlock_timeout (1 s) has
+# the worker cancelled, which right after the data were generated happens
+# and in a database whose dropped months are long vacuumed does not.
+retire() {
+	local out poll waits=$ROOFLINE_VAR/retire-waits.txt
+	for ((i = 0; i < 300; i++)); do
+		[[ $(q -c "select count(*) from pg_stat_activity where backend_type = 'autovacuum worker'") == 0 ]] && break
+		sleep 1
+	done
+	: >"$waits"
+	( while :; do
+		q -c "select coalesce(wait_event_type || ':' || wait_event, 'cpu') from pg_stat_activity where application_name = 'hb_retire' and state = 'active' and query like 'select count(*)%'" >>"$waits"
+		sleep 0.05
+	done ) &
+	poll=$!
+	out=$(PGAPPNAME=hb_retire q <<SQL
+select pg_backend_pid() as pid \\gset
+\\setenv PID :pid
+\\! awk "{ print \"cpu0 \" \$14 + \$15 }" /proc/\$PID/stat
+\\timing on
+select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
+	select * from rl_history_retire('step_records', $1, false)
+	union all select * from rl_history_retire('points', $1, false)
+	union all select * from rl_history_retire('kernel_profiles', $1, false)
+	union all select * from rl_history_retire('ceilings', $1, false)) x;
+\\timing off
+\\! awk "{ print \"cpu1 \" \$14 + \$15 }" /proc/\$PID/stat
+SQL
+)
+	kill "$poll"
+	wait "$poll" 2>/dev/null || true
+	echo "retention to $1 months (drop; one statement, one transaction, four tables): $(grep partitions <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; samples: $(sort "$waits" | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'))"
 }
 
 # ---- migrate ------------------------------------------------------------------
@@ -133,7 +204,12 @@ partitioned_phase() {
 	local nodes=$((gpus / 4)) start
 	echo "== partitioned: $nights nights of synthetic nightly history for $gpus GPUs ($nodes nodes x 4), $kernels kernels"
 	new_db hb_part
-	for f in sql/[0-9]*.sql; do q -1 -f "$f" >/dev/null; done
+	# the schema as it was before 014_history_time (which the benchmark applies
+	# after timing the queries on 010's views)
+	for f in sql/[0-9]*.sql; do
+		[[ ${f#sql/} < 014 ]] || continue
+		q -1 -f "$f" >/dev/null
+	done
 	q -c "select count(rl_partition_create(t.name, m::date)) from history_tables t,
 	      generate_series(rl_month(now() - interval '$nights days')::timestamp, rl_month(now())::timestamp, interval '1 month') m" >/dev/null
 	start=$(now_s)
@@ -186,13 +262,16 @@ from steps s, generate_series(0, 3) gi, generate_series(0, $kernels - 1) k, gene
 where s.step_id = 'roofline';
 analyze runs, steps, step_records, points, ceilings, kernel_profiles;
 SQL
-	echo "generated in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
+	# as autovacuum leaves the partitions of past months (hint bits and
+	# visibility map set): the state the history queries read them in
+	pgadmin -d hb_part -c "vacuum (analyze) runs, steps, step_records, points, ceilings, kernel_profiles" >/dev/null
+	echo "generated and vacuumed in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
 	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
-	local run k1="kernel_1(double *, long)"
+	pgadmin -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+	local run k1="kernel_1(double *, long)" q1old q1new q1run
 	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
-	echo "history queries (docs/sql.md), partitioned, $(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points:"
+	echo "history queries as docs/sql.md had them, on the views of 010 ($(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points):"
 	report_once Q1 "$(Q1_FOR "$k1")"
-	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
 	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and run_at > now() - interval '30 days' order by run_at"
 	report_once Q2 "$(Q2_FOR kernel_1)"
 	report_once Q3 "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id in (select max(id) from runs where state = 'succeeded' group by pipeline_name) and p.pct_of_roof < 10 order by p.pct_of_roof"
@@ -200,31 +279,44 @@ SQL
 	report_once Q4 "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
 	report Q4d "with latest as (select distinct on (node, gpu_uuid) node, gpu_uuid, value, measured_at from ceilings_history where name = 'hbm_triad' and method = 'empirical' and measured_at > now() - interval '2 days' order by node, gpu_uuid, measured_at desc), baseline as (select l.node, l.gpu_uuid, percentile_cont(0.5) within group (order by h.value) as median from latest l join ceilings_history h using (node, gpu_uuid) where h.name = 'hbm_triad' and h.method = 'empirical' and h.measured_at < l.measured_at and h.measured_at > l.measured_at - interval '30 days' and h.measured_at > now() - interval '32 days' group by l.node, l.gpu_uuid) select l.node, l.gpu_uuid, l.value / 1e12 as tb_s, b.median / 1e12 as median_tb_s, round((100 * (1 - l.value / b.median))::numeric, 1) as fell_pct from latest l join baseline b using (node, gpu_uuid) where l.value < 0.95 * b.median order by fell_pct desc"
 	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
+	q1old=$(rows_md5 "$(Q1_FOR "$k1")")
 
-	echo "rollup of the months the retention will drop (the daily job rolls each month up once it ended):"
+	start=$(now_s)
+	q -1 -f sql/014_history_time.sql >/dev/null
+	echo "migration 014_history_time (one transaction, as the daemon applies it): $(since "$start") s"
+	echo "history queries as docs/sql.md has them now (DOCS1-3: its first three examples, verbatim but for the kernel's name), on the views of 014:"
+	report Q1 "$(DOCS_Q 1 "$k1")"
+	as_user=hb_analyst report Q1u "$(DOCS_Q 1 "$k1")"
+	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and at > now() - interval '30 days' order by run_at"
+	report_once Q1r "$(Q1_FOR "$k1")"
+	q1new=$(rows_md5 "$(DOCS_Q 1 "$k1")") q1run=$(rows_md5 "$(Q1_FOR "$k1")")
+	echo "  Q1 rows: 010's views, run_at: $q1old; 014's, at: $q1new; 014's, run_at: $q1run ($([[ $q1old == "$q1new" && $q1old == "$q1run" ]] && echo same || echo DIFFERENT))"
+	report_once Q2 "$(Q2_FOR kernel_1)"
+	report Q3 "$(DOCS_Q 2)"
+	as_user=hb_analyst report Q3u "$(DOCS_Q 2)"
+	report Q3s "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report Q4 "$(DOCS_Q 3)"
+	as_user=hb_analyst report Q4u "$(DOCS_Q 3)"
+	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
+
+	echo "rollup of the months the two retentions will drop (the daily job rolls each month up once it ended):"
 	for t in step_records points kernel_profiles ceilings; do
 		q <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/  '"$t"': \1 ms/p'
 \\timing on
 select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))
-from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$keep_months months';
+from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$((keep_months - 12)) months';
 SQL
 	done
-	local out
-	out=$(q <<SQL
-\\timing on
-select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
-	select * from rl_history_retire('step_records', $keep_months, false)
-	union all select * from rl_history_retire('points', $keep_months, false)
-	union all select * from rl_history_retire('kernel_profiles', $keep_months, false)
-	union all select * from rl_history_retire('ceilings', $keep_months, false)) x;
-SQL
-)
-	echo "retention to $keep_months months (drop; one statement, one transaction, four tables): $(head -1 <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms"
+	retire "$keep_months"
+	retire "$((keep_months - 12))"
 	echo "left: $(q -c "select count(*) from history_partitions_attached") partitions; oldest point $(q -c "select min(at)::date from points"); monthly aggregates: $(q -c "select count(*) from points_monthly") points_monthly rows, $(q -c "select count(*) from ceilings_monthly") ceilings_monthly rows"
-	echo "after the retention:"
-	report Q1t "select r.ended_at::date as night, p.node, max(p.gflops) as gflops from points p join runs r on r.id = p.run_id where p.kernel = '$k1' and p.invocation = 'all' and p.is_primary and p.gpu_name like '%H100%' and p.at > now() - interval '30 days' group by r.ended_at, p.node, p.gpu_uuid order by 1"
+	echo "after the retentions:"
+	report Q1 "$(DOCS_Q 1 "$k1")"
+	report Q3 "$(DOCS_Q 2)"
+	report Q4 "$(DOCS_Q 3)"
 	unset PGDATABASE
 	drop_db hb_part
+	pgadmin -c "drop role hb_analyst" >/dev/null
 }
 
 [[ $phase == partitioned ]] || migrate_phase

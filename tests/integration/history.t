@@ -100,12 +100,18 @@ checksums() {
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from kernel_profiles t)
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from ceilings t)"
 }
-# What else must survive as it was: view definitions, triggers, policies,
-# grants, column types and collations, the id sequences' positions.
+# What else must survive as it was: the views' columns (014_history_time
+# re-defines roofline_points and kernel_trend and adds a last column, `at`),
+# options and owner, triggers, policies, grants, column types and
+# collations, the id sequences' positions.
 schema_facts() {
 	hsql "select string_agg(x, E'\n' order by x) from (
-	  select 'view ' || c.relname || ': ' || md5(pg_get_viewdef(c.oid)) from pg_class c
+	  select 'view ' || c.relname || ': ' || c.relowner::regrole || ' ' || array_to_string(c.reloptions, ',') || ' '
+	         || string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' order by a.attnum)
+	   from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attnum > 0
 	   where c.relkind = 'v' and c.relname in ('roofline_points', 'kernel_trend', 'ceilings_history', 'fleet_ceilings')
+	     and not (c.relname in ('roofline_points', 'kernel_trend') and a.attname = 'at')
+	   group by c.oid, c.relname
 	  union all select 'trigger ' || tgrelid::regclass || ' ' || tgname || ' ' || tgfoid::regproc || ' ' || tgtype
 	   from pg_trigger where not tgisinternal and tgrelid::regclass::text in ('step_records', 'points', 'kernel_profiles', 'ceilings')
 	  union all select 'policy ' || tablename || ' ' || policyname || ' ' || cmd || ' ' || array_to_string(roles, ',') || ' ' || qual
@@ -128,6 +134,19 @@ schema_facts() {
 	  union all select 'sequence ' || sequencename || ' ' || last_value from pg_sequences
 	   where sequencename in ('points_id_seq', 'kernel_profiles_id_seq', 'ceilings_id_seq')) f"
 }
+# The views' rows, in the columns 009 gave them.
+view_rows() {
+	hsql "select (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text))
+	              from (select run_id, pipeline_name, owner, node, gpu_name, gpu_uuid, run_at, kernel,
+	                           precision, ai_l1, ai_l2, ai_dram, gflops, time_s, invocations, bound,
+	                           bound_ceiling, verdict, pct_of_roof, alpha, tensor_uncounted, step
+	                    from roofline_points) t)
+	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text))
+	              from (select kernel, run_at, node, gpu_name, gflops, ai_l1, ai_l2, ai_dram,
+	                           pct_of_roof, verdict, run_id, pipeline_name from kernel_trend) t)
+	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text)) from ceilings_history t)
+	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text)) from fleet_ceilings t)"
+}
 # The medians the aggregates must hold, computed here from the raw rows.
 expected_medians() {
 	hsql "select string_agg(m || ' ' || node || ' ' || name || ' ' || med, ',' order by m, node, name) from (
@@ -147,6 +166,7 @@ month_of() { hsql "select to_char(date_trunc('month', now() at time zone 'UTC') 
 
 before=$(checksums)
 facts_before=$(schema_facts)
+views_before=$(view_rows)
 medians=$(expected_medians)
 gflops=$(expected_gflops)
 counts_by_month=$(hsql "select string_agg(m || '=' || n, ',' order by m) from (
@@ -170,6 +190,12 @@ is "$(hsql "select count(*) from schema_migrations where name = '010_partitions.
 is "$(checksums)" "$before" "every row of the four tables is there, unchanged (counts and content checksums)"
 is "$(schema_facts)" "$facts_before" \
 	"views, triggers, policies, RLS, grants, columns, checks, foreign keys and sequences as they were"
+is "$(view_rows)" "$views_before" \
+	"the views show the same rows in the columns they had (roofline_points, kernel_trend: 014's too)"
+is "$(hsql "select count(*) > 0 and count(*) = count(*) filter (where k.at = x.p_at) from kernel_trend k
+	cross join lateral (select max(p.at) p_at from points p where p.run_id = k.run_id and p.kernel = k.kernel
+	                    and p.node = k.node and p.invocation = 'all') x")" t \
+	"kernel_trend.at is the time its points were stored"
 is "$(hsql "select count(*) from step_records r join steps s on s.id = r.step where r.at <> s.ended_at")" 0 \
 	"step_records.at of the old rows is their step's ended_at"
 is "$(hsql "select count(*) from pg_partitioned_table where partrelid::regclass::text in ('step_records', 'points', 'kernel_profiles', 'ceilings')")" 4 \
@@ -245,6 +271,15 @@ like "$(as alice psql -X -q -t -A -d "$DB" -c "select count(*) from points_month
 	"alice sees the facility's"
 like "$(as alice psql -X -q -t -A -d "$DB" -c "select 1 from points_$(month_of 1)" 2>&1)" "permission denied" \
 	"users cannot read a partition directly (around row-level security)"
+# And the views of 014 (security_invoker): the same through roofline_points
+# and kernel_trend, with a window on `at` (partitions pruned) or not.
+is "$(as alice psql -X -q -t -A -d "$DB" -c "select count(*) from roofline_points where owner = 'bob'")" 0 \
+	"alice does not see bob's rows in roofline_points"
+is "$(as alice psql -X -q -t -A -d "$DB" -c "select count(*) from kernel_trend where pipeline_name = 'mine' and at > now() - interval '40 days'")" 0 \
+	"nor in kernel_trend, with a window on at"
+is "$(as bob psql -X -q -t -A -d "$DB" -c "select count(*) from kernel_trend where pipeline_name = 'mine' and at > now() - interval '40 days'")" \
+	"$(hsql "select count(*) from kernel_trend where pipeline_name = 'mine' and at > now() - interval '40 days'")" \
+	"bob sees his rows of the window, as many as the owner counts"
 
 # A rolled-up month takes no new row: its aggregates stay exact.
 like "$(hsql "insert into points (run_id, step, attempt, seq, node, kernel, invocation, precision, level, at)
