@@ -24,7 +24,7 @@
 #              one step_records row per step; vacuums; times the history
 #              queries as docs/sql.md had them on 010's views (those that read
 #              a kernel's or a ceiling's whole history once, after a warm-up
-#              run: they take seconds here); applies sql/014_history_time.sql
+#              run: they take seconds here); applies sql/015_history_time.sql
 #              (timed) and times docs/sql.md's examples as they are now (read
 #              from the file), as the owner and as a member of roofline_users
 #              (row-level security), and checks that Q1's rows are the same
@@ -204,10 +204,10 @@ partitioned_phase() {
 	local nodes=$((gpus / 4)) start
 	echo "== partitioned: $nights nights of synthetic nightly history for $gpus GPUs ($nodes nodes x 4), $kernels kernels"
 	new_db hb_part
-	# the schema as it was before 014_history_time (which the benchmark applies
+	# the schema as it was before 015_history_time (which the benchmark applies
 	# after timing the queries on 010's views)
 	for f in sql/[0-9]*.sql; do
-		[[ ${f#sql/} < 014 ]] || continue
+		[[ ${f#sql/} < 015 ]] || continue
 		q -1 -f "$f" >/dev/null
 	done
 	q -c "select count(rl_partition_create(t.name, m::date)) from history_tables t,
@@ -282,15 +282,15 @@ SQL
 	q1old=$(rows_md5 "$(Q1_FOR "$k1")")
 
 	start=$(now_s)
-	q -1 -f sql/014_history_time.sql >/dev/null
-	echo "migration 014_history_time (one transaction, as the daemon applies it): $(since "$start") s"
-	echo "history queries as docs/sql.md has them now (DOCS1-3: its first three examples, verbatim but for the kernel's name), on the views of 014:"
+	q -1 -f sql/015_history_time.sql >/dev/null
+	echo "migration 015_history_time (one transaction, as the daemon applies it): $(since "$start") s"
+	echo "history queries as docs/sql.md has them now (DOCS1-3: its first three examples, verbatim but for the kernel's name), on the views of 015:"
 	report Q1 "$(DOCS_Q 1 "$k1")"
 	as_user=hb_analyst report Q1u "$(DOCS_Q 1 "$k1")"
 	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and at > now() - interval '30 days' order by run_at"
 	report_once Q1r "$(Q1_FOR "$k1")"
 	q1new=$(rows_md5 "$(DOCS_Q 1 "$k1")") q1run=$(rows_md5 "$(Q1_FOR "$k1")")
-	echo "  Q1 rows: 010's views, run_at: $q1old; 014's, at: $q1new; 014's, run_at: $q1run ($([[ $q1old == "$q1new" && $q1old == "$q1run" ]] && echo same || echo DIFFERENT))"
+	echo "  Q1 rows: 010's views, run_at: $q1old; 015's, at: $q1new; 015's, run_at: $q1run ($([[ $q1old == "$q1new" && $q1old == "$q1run" ]] && echo same || echo DIFFERENT))"
 	report_once Q2 "$(Q2_FOR kernel_1)"
 	report Q3 "$(DOCS_Q 2)"
 	as_user=hb_analyst report Q3u "$(DOCS_Q 2)"

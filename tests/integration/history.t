@@ -100,7 +100,7 @@ checksums() {
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from kernel_profiles t)
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from ceilings t)"
 }
-# What else must survive as it was: the views' columns (014_history_time
+# What else must survive as it was: the views' columns (015_history_time
 # re-defines roofline_points and kernel_trend and adds a last column, `at`),
 # options and owner, triggers, policies, grants, column types and
 # collations, the id sequences' positions.
@@ -191,7 +191,7 @@ is "$(checksums)" "$before" "every row of the four tables is there, unchanged (c
 is "$(schema_facts)" "$facts_before" \
 	"views, triggers, policies, RLS, grants, columns, checks, foreign keys and sequences as they were"
 is "$(view_rows)" "$views_before" \
-	"the views show the same rows in the columns they had (roofline_points, kernel_trend: 014's too)"
+	"the views show the same rows in the columns they had (roofline_points, kernel_trend: 015's too)"
 is "$(hsql "select count(*) > 0 and count(*) = count(*) filter (where k.at = x.p_at) from kernel_trend k
 	cross join lateral (select max(p.at) p_at from points p where p.run_id = k.run_id and p.kernel = k.kernel
 	                    and p.node = k.node and p.invocation = 'all') x")" t \
@@ -271,7 +271,7 @@ like "$(as alice psql -X -q -t -A -d "$DB" -c "select count(*) from points_month
 	"alice sees the facility's"
 like "$(as alice psql -X -q -t -A -d "$DB" -c "select 1 from points_$(month_of 1)" 2>&1)" "permission denied" \
 	"users cannot read a partition directly (around row-level security)"
-# And the views of 014 (security_invoker): the same through roofline_points
+# And the views of 015 (security_invoker): the same through roofline_points
 # and kernel_trend, with a window on `at` (partitions pruned) or not.
 is "$(as alice psql -X -q -t -A -d "$DB" -c "select count(*) from roofline_points where owner = 'bob'")" 0 \
 	"alice does not see bob's rows in roofline_points"
