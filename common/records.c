@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,24 +114,125 @@ static char *decode_value(char *s, char **bad)
 	return next;
 }
 
-int records_parse_line(char *line, const char **kind, struct rl_field *fields,
-		       size_t max, size_t *col)
+/*
+ * The keys of the last line parsed, position by position: a file's records
+ * of one kind list the same keys in the same order, so a key that equals
+ * the one at its position in the line before is valid without checking its
+ * characters again (one memcmp instead of a table lookup per byte).
+ */
+struct key_memo {
+	char *s;      /* owned; a valid kind or key, or NULL */
+	size_t len;
+	size_t cap;
+};
+
+/* Line-by-line state of a reader: the fields handed out, the memos. */
+struct reader {
+	struct rl_field fields[RECORDS_MAX_FIELDS];
+	struct key_memo kind;
+	struct key_memo key[RECORDS_MAX_FIELDS];
+};
+
+static struct reader *reader_new(void)
 {
-	char *p = line, *bad = NULL;
+	return xcalloc(1, sizeof(struct reader));
+}
+
+static void reader_free(struct reader *r)
+{
+	free(r->kind.s);
+	for (size_t i = 0; i < RECORDS_MAX_FIELDS; i++)
+		free(r->key[i].s);
+	free(r);
+}
+
+/* memcmp(a, b, n) == 0 for the short names of records, inline: eight
+ * bytes at a time, then the rest. */
+static bool same_bytes(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (n && *a == *b)
+		a++, b++, n--;
+	return n == 0;
+}
+
+/* Does the name at s, up to the byte stop, equal the memo's? */
+static bool memo_matches(const struct key_memo *m, const char *s,
+			 const char *end, char stop)
+{
+	return m->s && (size_t)(end - s) > m->len && s[m->len] == stop &&
+	       same_bytes(s, m->s, m->len);
+}
+
+static void memo_set(struct key_memo *m, const char *s, size_t len)
+{
+	if (len + 1 > m->cap) {
+		m->cap = len + 1 > 64 ? len + 1 : 64;
+		free(m->s);
+		m->s = xmalloc(m->cap);
+	}
+	memcpy(m->s, s, len);
+	m->s[len] = '\0';
+	m->len = len;
+}
+
+/* The end of the name (kind or key) starting at s, which ends at `stop` when
+ * valid: past the memo when it matches, else past the run of name
+ * characters (the memo then takes the name when it is valid). */
+static char *name_end(char *s, const char *end, char stop, struct key_memo *m)
+{
+	size_t n;
+
+	if (m && memo_matches(m, s, end, stop))
+		return s + m->len;
+	n = name_span(s);
+	if (m && n > 0 && s[n] == stop)
+		memo_set(m, s, n);
+	return s + n;
+}
+
+/* The value at s, in a line without escapes: up to the next TAB or the end;
+ * terminated.  Returns the next field or NULL at the end of the line.
+ * (Values are short: a loop beats a call to memchr.) */
+static char *plain_value(char *s)
+{
+	while (*s != '\t' && *s)
+		s++;
+	if (!*s)
+		return NULL;
+	*s = '\0';
+	return s + 1;
+}
+
+/* records_parse_line with the memos of r (NULL: none). */
+static int parse_line(char *line, const char **kind, struct rl_field *fields,
+		      size_t max, size_t *col, struct reader *r)
+{
+	char *end = line + strlen(line), *p, *bad = NULL;
+	bool escapes = memchr(line, '\\', (size_t)(end - line)) != NULL;
 	size_t n = 0;
 
-	p += strcspn(p, "\t");
-	if (*p)
-		*p++ = '\0';
-	else
-		p = NULL;
-	if (!records_name_is_valid(line)) {
+	p = name_end(line, end, '\t', r ? &r->kind : NULL);
+	if (p == line || (*p != '\t' && *p != '\0')) {
 		*col = 1;
 		return -EINVAL;
 	}
 	*kind = line;
+	if (*p)
+		*p++ = '\0';
+	else
+		p = NULL;
 	while (p) {
-		char *key = p, *eq = p + name_span(p);
+		char *key = p;
+		char *eq = name_end(p, end, '=',
+				    r && n < RECORDS_MAX_FIELDS ? &r->key[n] : NULL);
 
 		if (*eq != '=' || eq == key) {
 			*col = (size_t)(p - line) + 1;
@@ -142,7 +244,7 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 		fields[n].key = key;
 		fields[n].value = eq + 1;
 		n++;
-		p = decode_value(eq + 1, &bad);
+		p = escapes ? decode_value(eq + 1, &bad) : plain_value(eq + 1);
 		if (bad) {
 			*col = (size_t)(bad - line) + 1;
 			return -EINVAL;
@@ -153,14 +255,20 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 	return (int)n;
 }
 
+int records_parse_line(char *line, const char **kind, struct rl_field *fields,
+		       size_t max, size_t *col)
+{
+	return parse_line(line, kind, fields, max, col, NULL);
+}
+
 /* Parse one line (no LF) and hand it to fn when its kind matches. */
 static int handle_line(char *line, const char *name, size_t lineno,
 		       const char *kind, records_fn fn, void *arg,
-		       struct rl_field *fields, struct strbuf *err)
+		       struct reader *r, struct strbuf *err)
 {
 	const char *k;
 	size_t col = 0;
-	int n = records_parse_line(line, &k, fields, RECORDS_MAX_FIELDS, &col);
+	int n = parse_line(line, &k, r->fields, RECORDS_MAX_FIELDS, &col, r);
 
 	if (n < 0) {
 		if (err)
@@ -171,7 +279,7 @@ static int handle_line(char *line, const char *name, size_t lineno,
 	}
 	if (kind && strcmp(kind, k) != 0)
 		return 0;
-	return fn(arg, k, fields);
+	return fn(arg, k, r->fields);
 }
 
 /* A record file always ends with LF: a last line without one was cut. */
@@ -186,7 +294,7 @@ static int truncated(const char *name, size_t lineno, struct strbuf *err)
 int records_each_in(char *buf, const char *name, const char *kind,
 		    records_fn fn, void *arg, struct strbuf *err)
 {
-	struct rl_field *fields = xcalloc(RECORDS_MAX_FIELDS, sizeof(*fields));
+	struct reader *r = reader_new();
 	size_t lineno = 0;
 	char *line = buf;
 	int rc = 0;
@@ -200,38 +308,62 @@ int records_each_in(char *buf, const char *name, const char *kind,
 			break;
 		}
 		*nl = '\0';
-		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
+		rc = handle_line(line, name, lineno, kind, fn, arg, r, err);
 		line = nl + 1;
 	}
-	free(fields);
+	reader_free(r);
+	return rc;
+}
+
+/* Bytes read from a stream at a time; a longer line grows the buffer. */
+#define CHUNK (256u << 10)
+
+/* Hand the complete lines of buf[0..len) to handle_line; *used gets the
+ * bytes consumed (up to the last LF). */
+static int each_line(char *buf, size_t len, size_t *used, size_t *lineno,
+		     const char *name, const char *kind, records_fn fn,
+		     void *arg, struct reader *r, struct strbuf *err)
+{
+	char *line = buf, *end = buf + len, *nl;
+	int rc = 0;
+
+	while (rc == 0 && (nl = memchr(line, '\n', (size_t)(end - line)))) {
+		(*lineno)++;
+		*nl = '\0';
+		rc = handle_line(line, name, *lineno, kind, fn, arg, r, err);
+		line = nl + 1;
+	}
+	*used = (size_t)(line - buf);
 	return rc;
 }
 
 int records_each_stream(FILE *in, const char *name, const char *kind,
 			records_fn fn, void *arg, struct strbuf *err)
 {
-	struct rl_field *fields = xcalloc(RECORDS_MAX_FIELDS, sizeof(*fields));
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
+	struct reader *r = reader_new();
+	size_t cap = CHUNK, len = 0, lineno = 0, got, used;
+	char *buf = xmalloc(cap);
 	int rc = 0;
 
-	while (rc == 0 && (len = getline(&line, &cap, in)) > 0) {
-		lineno++;
-		if (line[len - 1] != '\n') {
-			rc = truncated(name, lineno, err);
-			break;
-		}
-		line[len - 1] = '\0';
-		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
+	/* Whole chunks, parsed in place; a line cut by the chunk's end moves
+	 * to the front and the next read completes it. */
+	while (rc == 0 && (got = fread(buf + len, 1, cap - len, in)) > 0) {
+		len += got;
+		rc = each_line(buf, len, &used, &lineno, name, kind, fn, arg, r, err);
+		memmove(buf, buf + used, len - used);
+		len -= used;
+		if (len == cap)
+			buf = xrealloc(buf, cap *= 2);
 	}
 	if (rc == 0 && ferror(in)) {
 		if (err)
 			strbuf_addf(err, "%s: read error", name);
 		rc = -EIO;
+	} else if (rc == 0 && len) {
+		rc = truncated(name, lineno + 1, err);
 	}
-	free(line);
-	free(fields);
+	free(buf);
+	reader_free(r);
 	return rc;
 }
 
