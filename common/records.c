@@ -9,8 +9,9 @@
 
 #include "util.h"
 
-/* name_chars[c]: c may appear in a kind or a key. */
-static bool name_chars[256];
+/* name_chars[c]: c may appear in a kind or a key.  value_stop[c]: c ends
+ * the plain run of a value (TAB, the end, an escape). */
+static bool name_chars[256], value_stop[256];
 
 static void name_chars_init(void)
 {
@@ -22,14 +23,14 @@ static void name_chars_init(void)
 		name_chars[c] = isalnum(c) != 0;
 	for (const char *p = extra; *p; p++)
 		name_chars[(unsigned char)*p] = true;
+	value_stop['\t'] = value_stop['\0'] = value_stop['\\'] = true;
 }
 
-/* Length of the run of name characters at s. */
+/* Length of the run of name characters at s (name_chars_init() done). */
 static size_t name_span(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	name_chars_init();
 	while (name_chars[*p])
 		p++;
 	return (size_t)(p - (const unsigned char *)s);
@@ -41,6 +42,7 @@ bool records_name_is_valid(const char *s)
 
 	if (!s || !*s)
 		return false;
+	name_chars_init();
 	n = name_span(s);
 	return n > 0 && s[n] == '\0';
 }
@@ -118,7 +120,8 @@ static char *decode_value(char *s, char **bad)
  * The keys of the last line parsed, position by position: a file's records
  * of one kind list the same keys in the same order, so a key that equals
  * the one at its position in the line before is valid without checking its
- * characters again (one memcmp instead of a table lookup per byte).
+ * characters again (a compare eight bytes at a time instead of a table
+ * lookup per byte).
  */
 struct key_memo {
 	char *s;      /* owned; a valid kind or key, or NULL */
@@ -135,6 +138,7 @@ struct reader {
 
 static struct reader *reader_new(void)
 {
+	name_chars_init();
 	return xcalloc(1, sizeof(struct reader));
 }
 
@@ -184,9 +188,10 @@ static void memo_set(struct key_memo *m, const char *s, size_t len)
 }
 
 /* The end of the name (kind or key) starting at s, which ends at `stop` when
- * valid: past the memo when it matches, else past the run of name
- * characters (the memo then takes the name when it is valid). */
-static char *name_end(char *s, const char *end, char stop, struct key_memo *m)
+ * valid: past the memo when it matches (see memo_matches), else past the
+ * run of name characters (the memo then takes the name when it is valid). */
+static inline char *name_end(char *s, const char *end, char stop,
+			     struct key_memo *m)
 {
 	size_t n;
 
@@ -198,25 +203,31 @@ static char *name_end(char *s, const char *end, char stop, struct key_memo *m)
 	return s + n;
 }
 
-/* The value at s, in a line without escapes: up to the next TAB or the end;
- * terminated.  Returns the next field or NULL at the end of the line.
- * (Values are short: a loop beats a call to memchr.) */
-static char *plain_value(char *s)
+/* The value at s: up to the next TAB or the end of the line, escapes
+ * decoded, terminated.  Returns the next field, or NULL at the end of the
+ * line or on a bad escape (*bad set then).  Values are short and mostly
+ * free of escapes: a loop, not memchr; decode_value only for the others. */
+static char *value_end(char *s, char **bad)
 {
-	while (*s != '\t' && *s)
-		s++;
-	if (!*s)
+	char *p = s;
+
+	while (!value_stop[(unsigned char)*p])
+		p++;
+	if (*p == '\\')
+		return decode_value(s, bad);
+	if (!*p)
 		return NULL;
-	*s = '\0';
-	return s + 1;
+	*p = '\0';
+	return p + 1;
 }
 
-/* records_parse_line with the memos of r (NULL: none). */
-static int parse_line(char *line, const char **kind, struct rl_field *fields,
-		      size_t max, size_t *col, struct reader *r)
+/* records_parse_line on the line [line, end) (*end is NUL; a NUL before it
+ * ends the line there too) with the memos of r (NULL: none). */
+static int parse_line(char *line, const char *end, const char **kind,
+		      struct rl_field *fields, size_t max, size_t *col,
+		      struct reader *r)
 {
-	char *end = line + strlen(line), *p, *bad = NULL;
-	bool escapes = memchr(line, '\\', (size_t)(end - line)) != NULL;
+	char *p, *bad = NULL;
 	size_t n = 0;
 
 	p = name_end(line, end, '\t', r ? &r->kind : NULL);
@@ -244,7 +255,7 @@ static int parse_line(char *line, const char **kind, struct rl_field *fields,
 		fields[n].key = key;
 		fields[n].value = eq + 1;
 		n++;
-		p = escapes ? decode_value(eq + 1, &bad) : plain_value(eq + 1);
+		p = value_end(eq + 1, &bad);
 		if (bad) {
 			*col = (size_t)(bad - line) + 1;
 			return -EINVAL;
@@ -258,17 +269,19 @@ static int parse_line(char *line, const char **kind, struct rl_field *fields,
 int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 		       size_t max, size_t *col)
 {
-	return parse_line(line, kind, fields, max, col, NULL);
+	name_chars_init();
+	return parse_line(line, line + strlen(line), kind, fields, max, col, NULL);
 }
 
-/* Parse one line (no LF) and hand it to fn when its kind matches. */
-static int handle_line(char *line, const char *name, size_t lineno,
-		       const char *kind, records_fn fn, void *arg,
+/* Parse one line [line, end) (its LF replaced by NUL) and hand it to fn
+ * when its kind matches. */
+static int handle_line(char *line, const char *end, const char *name,
+		       size_t lineno, const char *kind, records_fn fn, void *arg,
 		       struct reader *r, struct strbuf *err)
 {
 	const char *k;
 	size_t col = 0;
-	int n = parse_line(line, &k, r->fields, RECORDS_MAX_FIELDS, &col, r);
+	int n = parse_line(line, end, &k, r->fields, RECORDS_MAX_FIELDS, &col, r);
 
 	if (n < 0) {
 		if (err)
@@ -308,7 +321,7 @@ int records_each_in(char *buf, const char *name, const char *kind,
 			break;
 		}
 		*nl = '\0';
-		rc = handle_line(line, name, lineno, kind, fn, arg, r, err);
+		rc = handle_line(line, nl, name, lineno, kind, fn, arg, r, err);
 		line = nl + 1;
 	}
 	reader_free(r);
@@ -330,7 +343,7 @@ static int each_line(char *buf, size_t len, size_t *used, size_t *lineno,
 	while (rc == 0 && (nl = memchr(line, '\n', (size_t)(end - line)))) {
 		(*lineno)++;
 		*nl = '\0';
-		rc = handle_line(line, name, *lineno, kind, fn, arg, r, err);
+		rc = handle_line(line, nl, name, *lineno, kind, fn, arg, r, err);
 		line = nl + 1;
 	}
 	*used = (size_t)(line - buf);
