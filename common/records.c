@@ -124,8 +124,9 @@ static char *decode_value(char *s, char **bad)
  * lookup per byte).
  */
 struct key_memo {
-	char *s;      /* owned; a valid kind or key, or NULL */
-	size_t len;
+	char *s;      /* owned: a valid kind or key and the byte after it
+		       * (TAB or '='), zero-padded to at least 8 bytes; or NULL */
+	size_t len;   /* of the kind or key */
 	size_t cap;
 };
 
@@ -150,40 +151,58 @@ static void reader_free(struct reader *r)
 	free(r);
 }
 
-/* memcmp(a, b, n) == 0 for the short names of records, inline: eight
- * bytes at a time, then the rest. */
-static bool same_bytes(const char *a, const char *b, size_t n)
+/* An unaligned 8-byte load. */
+static inline uint64_t load8(const char *p)
 {
-	uint64_t x, y;
+	uint64_t w;
 
-	for (; n >= 8; a += 8, b += 8, n -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
-	}
-	while (n && *a == *b)
-		a++, b++, n--;
-	return n == 0;
+	memcpy(&w, p, 8);
+	return w;
 }
 
-/* Does the name at s, up to the byte stop, equal the memo's? */
+/* The low n (< 8) bytes of a word in memory order. */
+static inline uint64_t first_bytes(size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (1ull << (8 * n)) - 1;
+#else
+	return ~0ull << (8 * (8 - n));
+#endif
+}
+
+/* Is the name at s (in a line that ends at end), with the byte after it,
+ * the memo's?  Eight bytes at a time, the last eight overlapping the ones
+ * before; a short name in one masked word when the line has eight bytes
+ * left (the memo always has eight). */
 static bool memo_matches(const struct key_memo *m, const char *s,
-			 const char *end, char stop)
+			 const char *end)
 {
-	return m->s && (size_t)(end - s) > m->len && s[m->len] == stop &&
-	       same_bytes(s, m->s, m->len);
+	size_t n = m->len + 1, left = (size_t)(end - s);
+
+	if (!m->s || left < n)
+		return false;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(s + i) != load8(m->s + i))
+				return false;
+		return load8(s + n - 8) == load8(m->s + n - 8);
+	}
+	if (left >= 8)
+		return ((load8(s) ^ load8(m->s)) & first_bytes(n)) == 0;
+	return memcmp(s, m->s, n) == 0;
 }
 
-static void memo_set(struct key_memo *m, const char *s, size_t len)
+/* The memo takes the valid name s (len bytes) and its stop byte. */
+static void memo_set(struct key_memo *m, const char *s, size_t len, char stop)
 {
-	if (len + 1 > m->cap) {
-		m->cap = len + 1 > 64 ? len + 1 : 64;
+	if (len + 2 > m->cap) {
+		m->cap = len + 2 > 64 ? len + 2 : 64;
 		free(m->s);
 		m->s = xmalloc(m->cap);
 	}
+	memset(m->s, 0, m->cap);
 	memcpy(m->s, s, len);
-	m->s[len] = '\0';
+	m->s[len] = stop;
 	m->len = len;
 }
 
@@ -195,24 +214,59 @@ static inline char *name_end(char *s, const char *end, char stop,
 {
 	size_t n;
 
-	if (m && memo_matches(m, s, end, stop))
+	if (m && memo_matches(m, s, end))
 		return s + m->len;
 	n = name_span(s);
 	if (m && n > 0 && s[n] == stop)
-		memo_set(m, s, n);
+		memo_set(m, s, n, stop);
 	return s + n;
 }
 
-/* The value at s: up to the next TAB or the end of the line, escapes
- * decoded, terminated.  Returns the next field, or NULL at the end of the
- * line or on a bad escape (*bad set then).  Values are short and mostly
- * free of escapes: a loop, not memchr; decode_value only for the others. */
-static char *value_end(char *s, char **bad)
-{
-	char *p = s;
+#define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
 
-	while (!value_stop[(unsigned char)*p])
-		p++;
+/* The high bit of each byte of w that is 0, of no other (exact, unlike the
+ * usual (w - 0x01..) & ~w trick, so the first match holds either way). */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+	const uint64_t low7 = BYTES(0x7f);
+
+	return ~(((w & low7) + low7) | w | low7);
+}
+
+/* The first of the eight bytes at p that is TAB, NUL or a backslash, or
+ * NULL. */
+static inline char *stop_in8(char *p)
+{
+	uint64_t w = load8(p);
+	uint64_t hits = zero_bytes(w) | zero_bytes(w ^ BYTES('\t')) |
+			zero_bytes(w ^ BYTES('\\'));
+
+	if (!hits)
+		return NULL;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return p + (__builtin_ctzll(hits) >> 3);
+#else
+	return p + (__builtin_clzll(hits) >> 3);
+#endif
+}
+
+/* The value at s, in a line that ends at end (NUL): up to the next TAB or
+ * the end, escapes decoded, terminated.  Returns the next field, or NULL at
+ * the end of the line or on a bad escape (*bad set then).  Values are
+ * short and mostly free of escapes: eight bytes at a time while the line
+ * has eight more, then a table lookup a byte; decode_value only for values
+ * with an escape. */
+static char *value_end(char *s, const char *end, char **bad)
+{
+	char *p = s, *hit = NULL;
+
+	while (p + 8 <= end && !(hit = stop_in8(p)))
+		p += 8;
+	if (hit)
+		p = hit;
+	else
+		while (!value_stop[(unsigned char)*p])
+			p++;
 	if (*p == '\\')
 		return decode_value(s, bad);
 	if (!*p)
@@ -255,7 +309,7 @@ static int parse_line(char *line, const char *end, const char **kind,
 		fields[n].key = key;
 		fields[n].value = eq + 1;
 		n++;
-		p = value_end(eq + 1, &bad);
+		p = value_end(eq + 1, end, &bad);
 		if (bad) {
 			*col = (size_t)(bad - line) + 1;
 			return -EINVAL;
