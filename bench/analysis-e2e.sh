@@ -55,7 +55,7 @@ NEW_SHORT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- common plugin
 for b in base new; do
 	src=$REPO
 	[[ $b == base ]] && src=$DIR/base-src
-	rm -rf "$DIR/$b"
+	rm -rf "${DIR:?}/$b"
 	mkdir -p "$DIR/$b/plugins"
 	cp "$src/build/release/bin/roofline-job" "$DIR/$b/"
 	cp "$src/build/release/plugins/hierarchical.so" "$DIR/$b/plugins/"
