@@ -224,8 +224,9 @@ static inline char *name_end(char *s, const char *end, char stop,
 
 #define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
 
-/* The high bit of each byte of w that is 0, of no other (exact, unlike the
- * usual (w - 0x01..) & ~w trick, so the first match holds either way). */
+/* The high bit of each byte of w that is 0, and of no other: exact, unlike
+ * the usual (w - 0x01..) & ~w, so that the first match is right in either
+ * byte order. */
 static inline uint64_t zero_bytes(uint64_t w)
 {
 	const uint64_t low7 = BYTES(0x7f);
@@ -419,8 +420,10 @@ int records_each_stream(FILE *in, const char *name, const char *kind,
 		rc = each_line(buf, len, &used, &lineno, name, kind, fn, arg, r, err);
 		memmove(buf, buf + used, len - used);
 		len -= used;
-		if (len == cap)
-			buf = xrealloc(buf, cap *= 2);
+		if (len == cap) { /* one line fills the buffer */
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
 	}
 	if (rc == 0 && ferror(in)) {
 		if (err)
