@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/ab-build.sh - build another commit of this repository beside the
 # working tree, for benchmarks that compare two builds side by side in one
-# run (bench/engine-ab.sh, bench/analysis-bench.sh -b).
+# run (bench/engine-ab.sh, bench/analysis-bench.sh -b, bench/analysis-e2e.sh).
 #
 # Usage: bench/ab-build.sh REV DIR TARGET...
 #

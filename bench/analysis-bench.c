@@ -1,7 +1,7 @@
 /*
  * analysis-bench - time the hierarchical plugin on a large synthetic input.
  *
- *   analysis-bench [-n ROWS] [-r REPEATS] [-i] [-P] CEILINGS.tsv KERNELS.tsv...
+ *   analysis-bench [-n ROWS] [-r REPEATS] [-i] [-P] [-w FILE] CEILINGS.tsv KERNELS.tsv...
  *
  * Builds ROWS (default 1,000,000) `kernel` records in memory by repeating the
  * real rows of the KERNELS files (records the ncu_import plugin made from the
@@ -17,7 +17,10 @@
  *
  * Emitted records are formatted (records_format) and counted, then dropped.
  * -P skips the parse+analyse runs (for profiling the plugin alone).
- * -i also runs with invocations: true (per-invocation points).  Prints the
+ * -i also runs with invocations: true (per-invocation points).  -w FILE
+ * writes the synthetic records (device records, then the ROWS kernel
+ * records) to FILE and runs nothing: the input of an end-to-end run of
+ * roofline-job (bench/analysis-e2e.sh).  Prints the
  * best and median of REPEATS runs (default 5) of each: the wall time of
  * run(), and the process's CPU time during it (steadier on a busy machine).
  */
@@ -271,9 +274,10 @@ int main(int argc, char **argv)
 	bool inv = false, parse = true;
 	char **rows = NULL, *ceil;
 	struct strbuf devices = STRBUF_INIT;
+	const char *write_to = NULL;
 	size_t n_rows;
 
-	while ((opt = getopt(argc, argv, "n:r:iP")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:iPw:")) != -1) {
 		if (opt == 'n')
 			n = atol(optarg);
 		else if (opt == 'r')
@@ -282,12 +286,15 @@ int main(int argc, char **argv)
 			inv = true;
 		else if (opt == 'P')
 			parse = false;
+		else if (opt == 'w')
+			write_to = optarg;
 		else
 			return 2;
 	}
 	setenv("ROOFLINE_ETC", "etc", 0);
 	if (argc - optind < 2 || n < 1 || repeats < 1) {
-		fprintf(stderr, "usage: analysis-bench [-n ROWS] [-r REPEATS] [-i] [-P] CEILINGS KERNELS...\n");
+		fprintf(stderr, "usage: analysis-bench [-n ROWS] [-r REPEATS] [-i] [-P] [-w FILE] "
+			"CEILINGS KERNELS...\n");
 		return 2;
 	}
 	if (util_read_file(argv[optind], 1u << 30, &ceil, NULL) < 0) {
@@ -307,6 +314,13 @@ int main(int argc, char **argv)
 	printf("input: %ld kernel records from %zu real rows (+ %.1f kB of device records), "
 	       "%.1f MB of records text\n", n, n_rows, devices.len / 1e3, b.kernels_len / 1e6);
 	strbuf_release(&devices);
+	if (write_to) {
+		int rc = util_write_file_replace(write_to, b.kernels_text, b.kernels_len, 0644);
+
+		if (rc < 0)
+			fprintf(stderr, "%s: %s\n", write_to, strerror(-rc));
+		return rc < 0;
+	}
 	if (parse)
 		timed(&b, false, repeats, "parse+analyse", n);
 	if (records_each_in(b.kernels_text, "profile", NULL, keep_parsed, &b.pre, NULL)) {

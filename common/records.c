@@ -3,13 +3,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
 
-/* name_chars[c]: c may appear in a kind or a key. */
-static bool name_chars[256];
+/* name_chars[c]: c may appear in a kind or a key.  value_stop[c]: c ends
+ * the plain run of a value (TAB, the end, an escape). */
+static bool name_chars[256], value_stop[256];
 
 static void name_chars_init(void)
 {
@@ -21,14 +23,14 @@ static void name_chars_init(void)
 		name_chars[c] = isalnum(c) != 0;
 	for (const char *p = extra; *p; p++)
 		name_chars[(unsigned char)*p] = true;
+	value_stop['\t'] = value_stop['\0'] = value_stop['\\'] = true;
 }
 
-/* Length of the run of name characters at s. */
+/* Length of the run of name characters at s (name_chars_init() done). */
 static size_t name_span(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
-	name_chars_init();
 	while (name_chars[*p])
 		p++;
 	return (size_t)(p - (const unsigned char *)s);
@@ -40,6 +42,7 @@ bool records_name_is_valid(const char *s)
 
 	if (!s || !*s)
 		return false;
+	name_chars_init();
 	n = name_span(s);
 	return n > 0 && s[n] == '\0';
 }
@@ -113,24 +116,189 @@ static char *decode_value(char *s, char **bad)
 	return next;
 }
 
-int records_parse_line(char *line, const char **kind, struct rl_field *fields,
-		       size_t max, size_t *col)
+/*
+ * The keys of the last line parsed, position by position: a file's records
+ * of one kind list the same keys in the same order, so a key that equals
+ * the one at its position in the line before is valid without checking its
+ * characters again (a compare eight bytes at a time instead of a table
+ * lookup per byte).
+ */
+struct key_memo {
+	char *s;      /* owned: a valid kind or key and the byte after it
+		       * (TAB or '='), zero-padded to at least 8 bytes; or NULL */
+	size_t len;   /* of the kind or key */
+	size_t cap;
+};
+
+/* Line-by-line state of a reader: the fields handed out, the memos. */
+struct reader {
+	struct rl_field fields[RECORDS_MAX_FIELDS];
+	struct key_memo kind;
+	struct key_memo key[RECORDS_MAX_FIELDS];
+};
+
+static struct reader *reader_new(void)
 {
-	char *p = line, *bad = NULL;
+	name_chars_init();
+	return xcalloc(1, sizeof(struct reader));
+}
+
+static void reader_free(struct reader *r)
+{
+	free(r->kind.s);
+	for (size_t i = 0; i < RECORDS_MAX_FIELDS; i++)
+		free(r->key[i].s);
+	free(r);
+}
+
+/* An unaligned 8-byte load. */
+static inline uint64_t load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* The low n (< 8) bytes of a word in memory order. */
+static inline uint64_t first_bytes(size_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (1ull << (8 * n)) - 1;
+#else
+	return ~0ull << (8 * (8 - n));
+#endif
+}
+
+/* Is the name at s (in a line that ends at end), with the byte after it,
+ * the memo's?  Eight bytes at a time, the last eight overlapping the ones
+ * before; a short name in one masked word when the line has eight bytes
+ * left (the memo always has eight). */
+static bool memo_matches(const struct key_memo *m, const char *s,
+			 const char *end)
+{
+	size_t n = m->len + 1, left = (size_t)(end - s);
+
+	if (!m->s || left < n)
+		return false;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8)
+			if (load8(s + i) != load8(m->s + i))
+				return false;
+		return load8(s + n - 8) == load8(m->s + n - 8);
+	}
+	if (left >= 8)
+		return ((load8(s) ^ load8(m->s)) & first_bytes(n)) == 0;
+	return memcmp(s, m->s, n) == 0;
+}
+
+/* The memo takes the valid name s (len bytes) and its stop byte. */
+static void memo_set(struct key_memo *m, const char *s, size_t len, char stop)
+{
+	if (len + 2 > m->cap) {
+		m->cap = len + 2 > 64 ? len + 2 : 64;
+		free(m->s);
+		m->s = xmalloc(m->cap);
+	}
+	memset(m->s, 0, m->cap);
+	memcpy(m->s, s, len);
+	m->s[len] = stop;
+	m->len = len;
+}
+
+/* The end of the name (kind or key) starting at s, which ends at `stop` when
+ * valid: past the memo when it matches (see memo_matches), else past the
+ * run of name characters (the memo then takes the name when it is valid). */
+static inline char *name_end(char *s, const char *end, char stop,
+			     struct key_memo *m)
+{
+	size_t n;
+
+	if (m && memo_matches(m, s, end))
+		return s + m->len;
+	n = name_span(s);
+	if (m && n > 0 && s[n] == stop)
+		memo_set(m, s, n, stop);
+	return s + n;
+}
+
+#define BYTES(c) (0x0101010101010101ull * (unsigned char)(c))
+
+/* The high bit of each byte of w that is 0, and of no other: exact, unlike
+ * the usual (w - 0x01..) & ~w, so that the first match is right in either
+ * byte order. */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+	const uint64_t low7 = BYTES(0x7f);
+
+	return ~(((w & low7) + low7) | w | low7);
+}
+
+/* The first of the eight bytes at p that is TAB, NUL or a backslash, or
+ * NULL. */
+static inline char *stop_in8(char *p)
+{
+	uint64_t w = load8(p);
+	uint64_t hits = zero_bytes(w) | zero_bytes(w ^ BYTES('\t')) |
+			zero_bytes(w ^ BYTES('\\'));
+
+	if (!hits)
+		return NULL;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return p + (__builtin_ctzll(hits) >> 3);
+#else
+	return p + (__builtin_clzll(hits) >> 3);
+#endif
+}
+
+/* The value at s, in a line that ends at end (NUL): up to the next TAB or
+ * the end, escapes decoded, terminated.  Returns the next field, or NULL at
+ * the end of the line or on a bad escape (*bad set then).  Values are
+ * short and mostly free of escapes: eight bytes at a time while the line
+ * has eight more, then a table lookup a byte; decode_value only for values
+ * with an escape. */
+static char *value_end(char *s, const char *end, char **bad)
+{
+	char *p = s, *hit = NULL;
+
+	while (p + 8 <= end && !(hit = stop_in8(p)))
+		p += 8;
+	if (hit)
+		p = hit;
+	else
+		while (!value_stop[(unsigned char)*p])
+			p++;
+	if (*p == '\\')
+		return decode_value(s, bad);
+	if (!*p)
+		return NULL;
+	*p = '\0';
+	return p + 1;
+}
+
+/* records_parse_line on the line [line, end) (*end is NUL; a NUL before it
+ * ends the line there too) with the memos of r (NULL: none). */
+static int parse_line(char *line, const char *end, const char **kind,
+		      struct rl_field *fields, size_t max, size_t *col,
+		      struct reader *r)
+{
+	char *p, *bad = NULL;
 	size_t n = 0;
 
-	p += strcspn(p, "\t");
-	if (*p)
-		*p++ = '\0';
-	else
-		p = NULL;
-	if (!records_name_is_valid(line)) {
+	p = name_end(line, end, '\t', r ? &r->kind : NULL);
+	if (p == line || (*p != '\t' && *p != '\0')) {
 		*col = 1;
 		return -EINVAL;
 	}
 	*kind = line;
+	if (*p)
+		*p++ = '\0';
+	else
+		p = NULL;
 	while (p) {
-		char *key = p, *eq = p + name_span(p);
+		char *key = p;
+		char *eq = name_end(p, end, '=',
+				    r && n < RECORDS_MAX_FIELDS ? &r->key[n] : NULL);
 
 		if (*eq != '=' || eq == key) {
 			*col = (size_t)(p - line) + 1;
@@ -142,7 +310,7 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 		fields[n].key = key;
 		fields[n].value = eq + 1;
 		n++;
-		p = decode_value(eq + 1, &bad);
+		p = value_end(eq + 1, end, &bad);
 		if (bad) {
 			*col = (size_t)(bad - line) + 1;
 			return -EINVAL;
@@ -153,14 +321,22 @@ int records_parse_line(char *line, const char **kind, struct rl_field *fields,
 	return (int)n;
 }
 
-/* Parse one line (no LF) and hand it to fn when its kind matches. */
-static int handle_line(char *line, const char *name, size_t lineno,
-		       const char *kind, records_fn fn, void *arg,
-		       struct rl_field *fields, struct strbuf *err)
+int records_parse_line(char *line, const char **kind, struct rl_field *fields,
+		       size_t max, size_t *col)
+{
+	name_chars_init();
+	return parse_line(line, line + strlen(line), kind, fields, max, col, NULL);
+}
+
+/* Parse one line [line, end) (its LF replaced by NUL) and hand it to fn
+ * when its kind matches. */
+static int handle_line(char *line, const char *end, const char *name,
+		       size_t lineno, const char *kind, records_fn fn, void *arg,
+		       struct reader *r, struct strbuf *err)
 {
 	const char *k;
 	size_t col = 0;
-	int n = records_parse_line(line, &k, fields, RECORDS_MAX_FIELDS, &col);
+	int n = parse_line(line, end, &k, r->fields, RECORDS_MAX_FIELDS, &col, r);
 
 	if (n < 0) {
 		if (err)
@@ -171,7 +347,7 @@ static int handle_line(char *line, const char *name, size_t lineno,
 	}
 	if (kind && strcmp(kind, k) != 0)
 		return 0;
-	return fn(arg, k, fields);
+	return fn(arg, k, r->fields);
 }
 
 /* A record file always ends with LF: a last line without one was cut. */
@@ -186,7 +362,7 @@ static int truncated(const char *name, size_t lineno, struct strbuf *err)
 int records_each_in(char *buf, const char *name, const char *kind,
 		    records_fn fn, void *arg, struct strbuf *err)
 {
-	struct rl_field *fields = xcalloc(RECORDS_MAX_FIELDS, sizeof(*fields));
+	struct reader *r = reader_new();
 	size_t lineno = 0;
 	char *line = buf;
 	int rc = 0;
@@ -200,38 +376,64 @@ int records_each_in(char *buf, const char *name, const char *kind,
 			break;
 		}
 		*nl = '\0';
-		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
+		rc = handle_line(line, nl, name, lineno, kind, fn, arg, r, err);
 		line = nl + 1;
 	}
-	free(fields);
+	reader_free(r);
+	return rc;
+}
+
+/* Bytes read from a stream at a time; a longer line grows the buffer. */
+#define CHUNK (256u << 10)
+
+/* Hand the complete lines of buf[0..len) to handle_line; *used gets the
+ * bytes consumed (up to the last LF). */
+static int each_line(char *buf, size_t len, size_t *used, size_t *lineno,
+		     const char *name, const char *kind, records_fn fn,
+		     void *arg, struct reader *r, struct strbuf *err)
+{
+	char *line = buf, *end = buf + len, *nl;
+	int rc = 0;
+
+	while (rc == 0 && (nl = memchr(line, '\n', (size_t)(end - line)))) {
+		(*lineno)++;
+		*nl = '\0';
+		rc = handle_line(line, nl, name, *lineno, kind, fn, arg, r, err);
+		line = nl + 1;
+	}
+	*used = (size_t)(line - buf);
 	return rc;
 }
 
 int records_each_stream(FILE *in, const char *name, const char *kind,
 			records_fn fn, void *arg, struct strbuf *err)
 {
-	struct rl_field *fields = xcalloc(RECORDS_MAX_FIELDS, sizeof(*fields));
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
+	struct reader *r = reader_new();
+	size_t cap = CHUNK, len = 0, lineno = 0, got, used;
+	char *buf = xmalloc(cap);
 	int rc = 0;
 
-	while (rc == 0 && (len = getline(&line, &cap, in)) > 0) {
-		lineno++;
-		if (line[len - 1] != '\n') {
-			rc = truncated(name, lineno, err);
-			break;
+	/* Whole chunks, parsed in place; a line cut by the chunk's end moves
+	 * to the front and the next read completes it. */
+	while (rc == 0 && (got = fread(buf + len, 1, cap - len, in)) > 0) {
+		len += got;
+		rc = each_line(buf, len, &used, &lineno, name, kind, fn, arg, r, err);
+		memmove(buf, buf + used, len - used);
+		len -= used;
+		if (len == cap) { /* one line fills the buffer */
+			cap *= 2;
+			buf = xrealloc(buf, cap);
 		}
-		line[len - 1] = '\0';
-		rc = handle_line(line, name, lineno, kind, fn, arg, fields, err);
 	}
 	if (rc == 0 && ferror(in)) {
 		if (err)
 			strbuf_addf(err, "%s: read error", name);
 		rc = -EIO;
+	} else if (rc == 0 && len) {
+		rc = truncated(name, lineno + 1, err);
 	}
-	free(line);
-	free(fields);
+	free(buf);
+	reader_free(r);
 	return rc;
 }
 

@@ -56,7 +56,8 @@ typedef int (*records_fn)(void *arg, const char *kind,
 int records_each(const char *path, const char *kind, records_fn fn, void *arg,
 		 struct strbuf *err);
 
-/* The same over an open stream (read to its end; not closed). */
+/* The same over an open stream (read to its end in chunks of 256 KiB, parsed
+ * in place; not closed). */
 int records_each_stream(FILE *in, const char *name, const char *kind,
 			records_fn fn, void *arg, struct strbuf *err);
 

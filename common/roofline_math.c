@@ -428,13 +428,23 @@ void roofline_math_sample_add(struct rlm_sample *s, const struct rlm_arch *a,
 
 /* ---- kernels, summed per GPU ---------------------------------------------- */
 
-static uint64_t fnv1a(const char *s, size_t n)
+/* The hash of a kernel key: eight bytes at a time (FNV-1a's byte at a time
+ * was a tenth of the analysis of a million records).  Only the table's
+ * slots depend on it, never the output. */
+static uint64_t key_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
+	const uint64_t m = 0xff51afd7ed558ccdull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * m;
+	return h ^ (h >> 29);
 }
 
 /* Build the key of iv on node into t->scratch; its length, or 0 on ENOMEM. */
@@ -444,10 +454,13 @@ static size_t build_key(struct rlm_kernels *t, const struct rlm_inv *iv,
 	const char *part[6] = { node, iv->id[RLM_ID_GPU_INDEX],
 				iv->id[RLM_ID_GPU_UUID], iv->id[RLM_ID_GPU_NAME],
 				iv->id[RLM_ID_KERNEL], iv->id[RLM_ID_CC] };
-	size_t len = 0;
+	size_t n[6], len = 0;
 
-	for (int i = 0; i < 6; i++)
-		len += strlen(part[i] ? part[i] : "") + 1;
+	for (int i = 0; i < 6; i++) {
+		part[i] = part[i] ? part[i] : "";
+		n[i] = strlen(part[i]) + 1;
+		len += n[i];
+	}
 	if (len > t->scratch_cap) {
 		char *s = realloc(t->scratch, len * 2);
 
@@ -458,10 +471,8 @@ static size_t build_key(struct rlm_kernels *t, const struct rlm_inv *iv,
 	}
 	len = 0;
 	for (int i = 0; i < 6; i++) {
-		size_t n = strlen(part[i] ? part[i] : "") + 1;
-
-		memcpy(t->scratch + len, part[i] ? part[i] : "", n);
-		len += n;
+		memcpy(t->scratch + len, part[i], n[i]);
+		len += n[i];
 	}
 	return len;
 }
@@ -543,7 +554,7 @@ struct rlm_kernel *roofline_math_kernel(struct rlm_kernels *t,
 
 	if (!len || (!t->n_slots && (!add || grow_slots(t) < 0)))
 		return NULL;
-	h = fnv1a(t->scratch, len);
+	h = key_hash(t->scratch, len);
 	slot_of(t, h, t->scratch, len, &slot);
 	if (t->slots[slot])
 		return t->v[t->slots[slot] - 1];

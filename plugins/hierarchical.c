@@ -295,7 +295,7 @@ static const char *step_node(struct job *j, const char *step)
 }
 
 /* The role map of the architecture of compute capability cc ("9.0"). */
-static struct rlm_arch *arch_for(struct job *j, const char *cc)
+static struct rlm_arch *arch_lookup(struct job *j, const char *cc)
 {
 	struct rlm_arch **v, *a;
 	char arch[8];
@@ -316,6 +316,22 @@ static struct rlm_arch *arch_for(struct job *j, const char *cc)
 		return NULL;
 	}
 	return j->archs[j->n_archs++] = a;
+}
+
+/* arch_lookup, remembering the last cc: the records of a step are of one
+ * GPU, mostly. */
+static struct rlm_arch *arch_for(struct job *j, const char *cc)
+{
+	struct rlm_arch *a;
+
+	if (cc && j->cc_arch && strcmp(cc, j->cc_last) == 0)
+		return j->cc_arch;
+	a = arch_lookup(j, cc);
+	if (a && cc && strlen(cc) < sizeof(j->cc_last)) {
+		strcpy(j->cc_last, cc);
+		j->cc_arch = a;
+	}
+	return a;
 }
 
 /* Read a kernel record; the kernel it belongs to (added when add), or NULL

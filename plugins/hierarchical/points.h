@@ -90,6 +90,8 @@ struct job {
 	struct ncu_table *table;
 	struct rlm_arch **archs;
 	size_t n_archs;
+	char cc_last[16];             /* the cc of the last arch_for() */
+	struct rlm_arch *cc_arch;     /* its arch (borrowed from archs) */
 	struct rlm_gpus gpus;
 	struct gpu_plan *gplan;       /* [gpus.n] */
 	struct rlm_kernels kernels;

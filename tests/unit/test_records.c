@@ -1,10 +1,12 @@
 /* Unit tests: common/records.c - the escaped-TSV record format. */
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -95,6 +97,213 @@ static void a_file_cut_short_is_an_error(void **state)
 	strbuf_release(&err);
 }
 
+/* ---- the reader against a plain parser ------------------------------------
+ *
+ * The reader parses in chunks, remembers the keys of the line before and
+ * scans values eight bytes at a time; ref_parse is the one-byte-at-a-time
+ * parser it replaced (records.c before that), the oracle. */
+
+static bool ref_name_char(unsigned char c)
+{
+	return isalnum(c) || (c && strchr("_.:-/[]", c));
+}
+
+/* Parse line (modified) into *sb as records_format writes it; 0, or the
+ * 1-based column of the fault. */
+static size_t ref_parse(char *line, struct strbuf *sb)
+{
+	struct rl_field f[RECORDS_MAX_FIELDS];
+	char *p = line + strcspn(line, "\t");
+	size_t n = 0;
+
+	if (p == line)
+		return 1;
+	for (char *k = line; k < p; k++)
+		if (!ref_name_char((unsigned char)*k))
+			return 1;
+	p = *p ? (*p = '\0', p + 1) : NULL;
+	while (p) {
+		char *key = p, *eq = p, *w;
+
+		while (ref_name_char((unsigned char)*eq))
+			eq++;
+		if (*eq != '=' || eq == key)
+			return (size_t)(p - line) + 1;
+		*eq = '\0';
+		f[n].key = key;
+		f[n].value = w = p = eq + 1;
+		n++;
+		while (*p && *p != '\t') {
+			if (*p != '\\') {
+				*w++ = *p++;
+				continue;
+			}
+			switch (p[1]) {
+			case '\\': *w++ = '\\'; break;
+			case 't': *w++ = '\t'; break;
+			case 'n': *w++ = '\n'; break;
+			case 'r': *w++ = '\r'; break;
+			default: return (size_t)(p - line) + 1;
+			}
+			p += 2;
+		}
+		p = *p ? p + 1 : NULL;
+		*w = '\0';
+	}
+	f[n].key = NULL;
+	assert_int_equal(records_format(sb, line, f), 0);
+	return 0;
+}
+
+static int reformat(void *arg, const char *kind, const struct rl_field *f)
+{
+	assert_int_equal(records_format(arg, kind, f), 0);
+	return 0;
+}
+
+static unsigned long next_rand(unsigned long *seed)
+{
+	*seed = *seed * 6364136223846793005ul + 1442695040888963407ul;
+	return *seed >> 33;
+}
+
+/* Lines as records_format writes them, keys that are prefixes of one
+ * another at the same positions, values of every length around 8 with and
+ * without escapes. */
+static void random_records(struct strbuf *text, size_t bytes)
+{
+	static const char *const kinds[] = { "kernel", "device", "k" };
+	static const char *const keys[] = { "a", "ab", "abcdefg", "abcdefgh",
+		"abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq",
+		"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "x[0]:y/z-w" };
+	static const char chars[] = "0123456789.e-xyz =\t\\\n\r";
+	unsigned long seed = 42;
+	char values[16][32];
+
+	while (text->len < bytes) {
+		struct rl_field f[16];
+		size_t n = next_rand(&seed) % 15;
+
+		for (size_t i = 0; i < n; i++) {
+			size_t len = next_rand(&seed) % 20;
+			/* mostly plain digits, as a file of counts has */
+			size_t alphabet = next_rand(&seed) % 4 ? 11 : sizeof(chars) - 1;
+
+			for (size_t c = 0; c < len; c++)
+				values[i][c] = chars[next_rand(&seed) % alphabet];
+			values[i][len] = '\0';
+			f[i].key = keys[(i + (next_rand(&seed) % 8 == 0)) % 9];
+			f[i].value = values[i];
+		}
+		f[n].key = NULL;
+		f[n].value = NULL;
+		assert_int_equal(records_format(text, kinds[next_rand(&seed) % 3], f), 0);
+	}
+}
+
+static void the_reader_gives_back_what_was_written(void **state)
+{
+	char path[] = "/tmp/rl-records-XXXXXX";
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT, err = STRBUF_INIT;
+	char *copy;
+	int fd;
+
+	(void)state;
+	strbuf_init(&text);
+	strbuf_init(&out);
+	strbuf_init(&err);
+	random_records(&text, 3u << 20); /* chunks of the reader: 256 KiB */
+	/* one line longer than a chunk */
+	strbuf_addstr(&text, "long\tv=");
+	for (int i = 0; i < 300000; i++)
+		strbuf_addch(&text, "0123456789"[i % 10]);
+	strbuf_addstr(&text, "\tw=\\t\n");
+	random_records(&text, text.len + 1000);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text.buf, text.len), (ssize_t)text.len);
+	close(fd);
+	assert_int_equal(records_each(path, NULL, reformat, &out, &err), 0);
+	assert_int_equal(out.len, text.len);
+	assert_memory_equal(out.buf, text.buf, text.len);
+	strbuf_reset(&out);
+	copy = xstrdup(text.buf);
+	assert_int_equal(records_each_in(copy, "text", NULL, reformat, &out, &err), 0);
+	assert_memory_equal(out.buf, text.buf, text.len);
+	unlink(path);
+	free(copy);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* ref_parse on a copy of line. */
+static size_t ref_parse_copy(const char *line, struct strbuf *sb)
+{
+	char *copy = xstrdup(line);
+	size_t col = ref_parse(copy, sb);
+
+	free(copy);
+	return col;
+}
+
+/* Two lines that set the reader's key memos, then line with byte i set to
+ * c: read from a stream, and (without a NUL) from memory, the records and
+ * the error must be the plain parser's. */
+static void check_change(const char *line, size_t i, char c)
+{
+	struct strbuf want = STRBUF_INIT, got = STRBUF_INIT, err = STRBUF_INIT;
+	char *buf = xasprintf("%s\n%s\n%s\n", line, line, line), *changed, expect[64];
+	size_t len = strlen(line), col;
+	FILE *in;
+
+	strbuf_init(&want);
+	strbuf_init(&got);
+	strbuf_init(&err);
+	buf[2 * (len + 1) + i] = c;
+	ref_parse_copy(line, &want);
+	ref_parse_copy(line, &want);
+	changed = xstrndup(buf + 2 * (len + 1), len); /* to a NUL, as getline's reader */
+	col = ref_parse(changed, &want);
+	free(changed);
+	snprintf(expect, sizeof(expect), "t:3:%zu: malformed record", col);
+	in = fmemopen(buf, 3 * (len + 1), "r");
+	assert_non_null(in);
+	assert_int_equal(records_each_stream(in, "t", NULL, reformat, &got, &err),
+			 col ? -EINVAL : 0);
+	fclose(in);
+	if (col)
+		assert_string_equal(err.buf, expect);
+	assert_int_equal(got.len, want.len);
+	assert_memory_equal(got.buf, want.buf, want.len);
+	if (c) { /* in memory, a NUL is the end of the buffer */
+		strbuf_reset(&got);
+		strbuf_reset(&err);
+		assert_int_equal(records_each_in(buf, "t", NULL, reformat, &got, &err),
+				 col ? -EINVAL : 0);
+		if (col)
+			assert_string_equal(err.buf, expect);
+		assert_memory_equal(got.buf, want.buf, want.len);
+	}
+	free(buf);
+	strbuf_release(&want);
+	strbuf_release(&got);
+	strbuf_release(&err);
+}
+
+static void every_one_byte_change_reads_as_the_plain_parser_reads_it(void **state)
+{
+	static const char line[] = "kernel\tabcdefghij=1\tab=2\tabcdefghijklmnopqrs=x"
+				   "\\ty\tc=5\tabcdefgh=12345678\tz=";
+	static const char subs[] = { ' ', '=', '\t', '\\', '\x01', '\xc3', 'a', '0',
+				      't', '\0' };
+
+	(void)state;
+	for (size_t i = 0; i < strlen(line); i++)
+		for (size_t c = 0; c < sizeof(subs); c++)
+			check_change(line, i, subs[c]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -102,6 +311,8 @@ int main(void)
 		cmocka_unit_test(invalid_names_are_refused),
 		cmocka_unit_test(malformed_lines_report_the_column),
 		cmocka_unit_test(a_file_cut_short_is_an_error),
+		cmocka_unit_test(the_reader_gives_back_what_was_written),
+		cmocka_unit_test(every_one_byte_change_reads_as_the_plain_parser_reads_it),
 	};
 	return cmocka_run_group_tests_name("records", tests, NULL, NULL);
 }
