@@ -194,6 +194,14 @@ static void test_fleet(void **state)
 		bad.k = 0;
 		stub_host_reset(&h);
 		assert_int_equal(fleet_run(&h.ctx, &bad, NULL), RL_FAIL);
+		/* a window longer than the year PostgreSQL keeps (sql/014) */
+		bad = CFG;
+		bad.nights = 367;
+		stub_host_reset(&h);
+		assert_int_equal(fleet_run(&h.ctx, &bad, NULL), RL_FAIL);
+		bad.nights = 366;
+		stub_host_reset(&h);
+		assert_int_equal(fleet_run(&h.ctx, &bad, NULL), RL_OK);
 	}
 	stub_host_release(&h);
 	unlink(fleet);
