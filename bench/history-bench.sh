@@ -2,9 +2,9 @@
 # bench/history-bench.sh - the history tables over years: the history
 # queries' times, the retention's, and the migration to partitions.
 #
-# Usage: bench/history-bench.sh [migrate|partitioned|all]   (default all)
+# Usage: bench/history-bench.sh [migrate|partitioned|all|generate]   (default all)
 #   environment: MIGRATE_ROWS=10000000  GPUS=500  NIGHTS=1096  KERNELS=4
-#                KEEP_MONTHS=24  REPEATS=7
+#                KEEP_MONTHS=24  REPEATS=7  KEEP=0
 #
 # Starts a private cluster in var/bench-history (only its PostgreSQL is
 # used), and in a database per phase:
@@ -37,6 +37,15 @@
 #              waited on (with NIGHTS=1096 and KEEP_MONTHS=24: the oldest
 #              year, then the next).
 #
+# generate     only the partitioned phase's data (schema up to 014, the
+#              synthetic history, vacuumed), then every migration from 015
+#              on, and stops there with KEEP=1: for queries and retentions by
+#              hand on the same data (eval "$(ROOFLINE_VAR=var/bench-history
+#              scripts/cluster env)"; PGDATABASE=hb_part).
+# KEEP=1 leaves the cluster running and its databases in place at the end
+# (stop it with ROOFLINE_VAR=var/bench-history scripts/cluster stop, then
+# rm -rf var/bench-history).
+#
 # Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
 # one session after a warm-up run, execution and planning time apart, and the
 # server process's CPU time per run.  All data is synthetic, made here
@@ -44,11 +53,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 phase=${1:-all}
-[[ $phase =~ ^(migrate|partitioned|all)$ ]] || { echo "usage: $0 [migrate|partitioned|all]" >&2; exit 2; }
+[[ $phase =~ ^(migrate|partitioned|all|generate)$ ]] || { echo "usage: $0 [migrate|partitioned|all|generate]" >&2; exit 2; }
 migrate_rows=${MIGRATE_ROWS:-10000000} gpus=${GPUS:-500} nights=${NIGHTS:-1096}
 kernels=${KERNELS:-4} keep_months=${KEEP_MONTHS:-24} repeats=${REPEATS:-7}
+keep=${KEEP:-0}
+[[ $phase != generate ]] || keep=1
 export ROOFLINE_VAR=$PWD/var/bench-history
-trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
+if [[ $keep == 1 ]]; then
+	trap 'echo "kept: ROOFLINE_VAR=$ROOFLINE_VAR; eval \"\$(ROOFLINE_VAR=$ROOFLINE_VAR scripts/cluster env)\""' EXIT
+else
+	trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
+fi
 scripts/cluster start >/dev/null
 eval "$(scripts/cluster env)"
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
@@ -60,7 +75,7 @@ new_db() {
 	pgadmin -c "drop database if exists $1" -c "create database $1 owner rooflined" >/dev/null
 	export PGDATABASE=$1
 }
-drop_db() { pgadmin -c "drop database if exists $1 with (force)" >/dev/null; }
+drop_db() { [[ $keep == 1 ]] || pgadmin -c "drop database if exists $1 with (force)" >/dev/null; }
 now_s() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -200,7 +215,7 @@ SQL
 }
 
 # ---- partitioned ----------------------------------------------------------------
-partitioned_phase() {
+generate_history() {
 	local nodes=$((gpus / 4)) start
 	echo "== partitioned: $nights nights of synthetic nightly history for $gpus GPUs ($nodes nodes x 4), $kernels kernels"
 	new_db hb_part
@@ -268,6 +283,11 @@ SQL
 	echo "generated and vacuumed in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
 	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
 	pgadmin -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+}
+
+partitioned_phase() {
+	local start
+	generate_history
 	local run k1="kernel_1(double *, long)" q1old q1new q1run
 	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
 	echo "history queries as docs/sql.md had them, on the views of 010 ($(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points):"
@@ -319,5 +339,14 @@ SQL
 	pgadmin -c "drop role hb_analyst" >/dev/null
 }
 
+if [[ $phase == generate ]]; then
+	generate_history
+	for f in sql/[0-9]*.sql; do
+		[[ ${f#sql/} < 015 ]] && continue
+		q -1 -f "$f" >/dev/null
+		echo "applied $f"
+	done
+	exit 0
+fi
 [[ $phase == partitioned ]] || migrate_phase
 [[ $phase == migrate ]] || partitioned_phase
