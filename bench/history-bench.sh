@@ -201,11 +201,11 @@ SQL
 	out=$(PGAPPNAME=hb_retire q 2>&1 <<SQL
 select pg_backend_pid() as pid \\gset
 \\setenv PID :pid
-\\! awk "{ print \"cpu0 \" \$14 + \$15 }" /proc/\$PID/stat
+\\! awk '{ print "cpu0", \$14 + \$15 }' /proc/\$PID/stat
 \\timing on
 $stmt
 \\timing off
-\\! awk "{ print \"cpu1 \" \$14 + \$15 }" /proc/\$PID/stat
+\\! awk '{ print "cpu1", \$14 + \$15 }' /proc/\$PID/stat
 SQL
 )
 	wait "$poll" || true
