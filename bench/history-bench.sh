@@ -38,10 +38,13 @@
 #              year, then the next).
 #
 # generate     only the partitioned phase's data (schema up to 014, the
-#              synthetic history, vacuumed), then every migration from 015
-#              on, and stops there with KEEP=1: for queries and retentions by
-#              hand on the same data (eval "$(ROOFLINE_VAR=var/bench-history
-#              scripts/cluster env)"; PGDATABASE=hb_part).
+#              synthetic history, vacuumed), and stops there with KEEP=1: for
+#              queries and retentions by hand on the same data (eval
+#              "$(ROOFLINE_VAR=var/bench-history scripts/cluster env)";
+#              PGDATABASE=hb_part; apply sql/015... with psql -1 -f), or for
+#              REUSE=1 KEEP=1 bench/history-bench.sh partitioned, which then
+#              takes them as they are instead of generating its own (once:
+#              it applies 015 and 016, and drops two years).
 # KEEP=1 leaves the cluster running and its databases in place at the end
 # (stop it with ROOFLINE_VAR=var/bench-history scripts/cluster stop, then
 # rm -rf var/bench-history).
@@ -328,12 +331,18 @@ SQL
 	pgadmin -d hb_part -c "vacuum (analyze) runs, steps, step_records, points, ceilings, kernel_profiles" >/dev/null
 	echo "generated and vacuumed in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
 	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
-	pgadmin -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+	pgadmin -c "drop role if exists hb_analyst" -c "create role hb_analyst nologin in role roofline_users" >/dev/null
 }
 
 partitioned_phase() {
 	local start
-	generate_history
+	if [[ ${REUSE:-0} == 1 ]]; then
+		export PGDATABASE=hb_part
+		echo "== partitioned: reusing the data of a kept 'generate' in hb_part: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings'")"
+		pgadmin -c "drop role if exists hb_analyst" -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+	else
+		generate_history
+	fi
 	local run k1="kernel_1(double *, long)" q1old q1new q1run
 	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
 	echo "history queries as docs/sql.md had them, on the views of 010 ($(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points):"
@@ -404,11 +413,6 @@ SQL
 
 if [[ $phase == generate ]]; then
 	generate_history
-	for f in sql/[0-9]*.sql; do
-		[[ ${f#sql/} < 015 ]] && continue
-		q -1 -f "$f" >/dev/null
-		echo "applied $f"
-	done
 	exit 0
 fi
 [[ $phase == partitioned ]] || migrate_phase
