@@ -128,7 +128,7 @@ Q1_FOR() { # docs/sql.md: a kernel's GFLOP/s over the last 30 nights on H100 nod
 # points without (015) and with (016) the window on `at` that prunes
 Q3_015="select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = any (array(select max(id) from runs where state = 'succeeded' group by pipeline_name)) and p.pct_of_roof < 10 order by p.pct_of_roof"
 Q3S_015="select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
-Q3S_016="with newest as (select id, submitted_at from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from newest) and p.at >= (select submitted_at from newest) and p.pct_of_roof < 10 order by p.pct_of_roof"
+Q3S_016="with newest as (select id, submitted_at from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from newest) and p.at between (select submitted_at from newest) and 'infinity' and p.pct_of_roof < 10 order by p.pct_of_roof"
 
 # DOCS_Q N [KERNEL]: the Nth ```sql example of docs/sql.md, its kernel
 # name replaced by KERNEL

@@ -14,7 +14,22 @@
 create index ceilings_fleet_idx on ceilings (name, node, gpu_uuid, measured_at)
 	include (value, method, run_id);
 
--- 2. Retention one partition at a time.  rl_history_retire(tbl,
+-- 2. A run's points by run and time.  A query for runs it looks up first
+--    (`run_id = any (array(select ...))`, `= (select ...)`) cannot tell
+--    PostgreSQL which month holds them, so it plans for a run's points in
+--    every month: over 3 years, 40 index lookups of some 6,000 rows each,
+--    and a plan with parallel workers, whose start (each opens every
+--    partition) took 100 ms for 250 rows.  With `at` in the index, a window
+--    on it (docs/sql.md: between the runs' submission and 'infinity') is
+--    part of each lookup, PostgreSQL counts on few rows and plans it
+--    serially, and the months before the window are not read.  Same size as
+--    (run_id) alone: the points of one step share (run_id, at), and B-tree
+--    deduplication keeps one key for them.  Everything (run_id) served, it
+--    serves.
+drop index points_run_idx;
+create index points_run_idx on points (run_id, at);
+
+-- 3. Retention one partition at a time.  rl_history_retire(tbl,
 --    keep_months, detach) removed every partition due in one transaction:
 --    `drop table` of a partition holds an ACCESS EXCLUSIVE lock on the
 --    parent (points, ceilings ...) until commit, and the commit removes the
