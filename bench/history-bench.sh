@@ -186,8 +186,11 @@ declare
 begin
 	loop
 		perform pg_stat_clear_snapshot();
-		select coalesce(wait_event_type || ':' || wait_event, 'cpu') into w
-		from pg_stat_activity where application_name = 'hb_retire' and state = 'active';
+		-- null: not running the retention (yet, or any more); a DO block that
+		-- commits shows 'active' throughout
+		select case when state = 'active' and query not like 'select pg_backend_pid()%'
+		            then coalesce(wait_event_type || ':' || wait_event, 'cpu') end into w
+		from pg_stat_activity where application_name = 'hb_retire';
 		if w is null then
 			exit when seen or clock_timestamp() - t0 > interval '600 s';
 		else
