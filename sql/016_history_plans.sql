@@ -5,7 +5,8 @@
 --    (docs/sql.md) takes a month of one ceiling for every GPU and groups it
 --    by (node, gpu_uuid): through ceilings_name_idx (name, measured_at) it
 --    had to sort the month's rows by node and gpu_uuid, and that sort, of
---    text under the database's collation, was most of its time.  This index
+--    text under the database's collation, took 17.5 of its 39.6 ms (plan
+--    with timing on).  This index
 --    hands them over in that order, and holds what the query reads of a
 --    ceiling (value, method, and run_id for the join with runs that
 --    row-level security filters by), so the partitions' heap is not read.
