@@ -2,9 +2,9 @@
 # bench/history-bench.sh - the history tables over years: the history
 # queries' times, the retention's, and the migration to partitions.
 #
-# Usage: bench/history-bench.sh [migrate|partitioned|all]   (default all)
+# Usage: bench/history-bench.sh [migrate|partitioned|all|generate]   (default all)
 #   environment: MIGRATE_ROWS=10000000  GPUS=500  NIGHTS=1096  KERNELS=4
-#                KEEP_MONTHS=24  REPEATS=7
+#                KEEP_MONTHS=24  REPEATS=7  KEEP=0
 #
 # Starts a private cluster in var/bench-history (only its PostgreSQL is
 # used), and in a database per phase:
@@ -37,6 +37,18 @@
 #              waited on (with NIGHTS=1096 and KEEP_MONTHS=24: the oldest
 #              year, then the next).
 #
+# generate     only the partitioned phase's data (schema up to 014, the
+#              synthetic history, vacuumed), and stops there with KEEP=1: for
+#              queries and retentions by hand on the same data (eval
+#              "$(ROOFLINE_VAR=var/bench-history scripts/cluster env)";
+#              PGDATABASE=hb_part; apply sql/015... with psql -1 -f), or for
+#              REUSE=1 KEEP=1 bench/history-bench.sh partitioned, which then
+#              takes them as they are instead of generating its own (once:
+#              it applies 015 and 016, and drops two years).
+# KEEP=1 leaves the cluster running and its databases in place at the end
+# (stop it with ROOFLINE_VAR=var/bench-history scripts/cluster stop, then
+# rm -rf var/bench-history).
+#
 # Query times: the median of REPEATS `EXPLAIN (ANALYZE, TIMING OFF)` runs in
 # one session after a warm-up run, execution and planning time apart, and the
 # server process's CPU time per run.  All data is synthetic, made here
@@ -44,11 +56,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 phase=${1:-all}
-[[ $phase =~ ^(migrate|partitioned|all)$ ]] || { echo "usage: $0 [migrate|partitioned|all]" >&2; exit 2; }
+[[ $phase =~ ^(migrate|partitioned|all|generate)$ ]] || { echo "usage: $0 [migrate|partitioned|all|generate]" >&2; exit 2; }
 migrate_rows=${MIGRATE_ROWS:-10000000} gpus=${GPUS:-500} nights=${NIGHTS:-1096}
 kernels=${KERNELS:-4} keep_months=${KEEP_MONTHS:-24} repeats=${REPEATS:-7}
+keep=${KEEP:-0}
+[[ $phase != generate ]] || keep=1
 export ROOFLINE_VAR=$PWD/var/bench-history
-trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
+if [[ $keep == 1 ]]; then
+	trap 'echo "kept: ROOFLINE_VAR=$ROOFLINE_VAR; eval \"\$(ROOFLINE_VAR=$ROOFLINE_VAR scripts/cluster env)\""' EXIT
+else
+	trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
+fi
 scripts/cluster start >/dev/null
 eval "$(scripts/cluster env)"
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
@@ -60,7 +78,7 @@ new_db() {
 	pgadmin -c "drop database if exists $1" -c "create database $1 owner rooflined" >/dev/null
 	export PGDATABASE=$1
 }
-drop_db() { pgadmin -c "drop database if exists $1 with (force)" >/dev/null; }
+drop_db() { [[ $keep == 1 ]] || pgadmin -c "drop database if exists $1 with (force)" >/dev/null; }
 now_s() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -106,49 +124,98 @@ Q1_FOR() { # docs/sql.md: a kernel's GFLOP/s over the last 30 nights on H100 nod
 	echo "select run_at::date as night, node, gflops from kernel_trend where kernel = '$1' and gpu_name like '%H100%' and run_at > now() - interval '30 days' order by run_at"
 }
 
+# docs/sql.md's second example as 015 had it, and the newest nightly run's
+# points without (015) and with (016) the window on `at` that prunes
+Q3_015="select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = any (array(select max(id) from runs where state = 'succeeded' group by pipeline_name)) and p.pct_of_roof < 10 order by p.pct_of_roof"
+Q3S_015="select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
+Q3S_016="with newest as (select id, submitted_at from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from newest) and p.at between (select submitted_at from newest) and 'infinity' and p.pct_of_roof < 10 order by p.pct_of_roof"
+
 # DOCS_Q N [KERNEL]: the Nth ```sql example of docs/sql.md, its kernel
 # name replaced by KERNEL
 DOCS_Q() {
 	awk -v n="$1" '/^```sql$/ { k++; next } /^```$/ { if (k == n) exit } k == n' docs/sql.md |
 		sed "s/kernel_A(double \*, long, double)/${2:-kernel_A(double *, long, double)}/" | tr '\n' ' ' | sed 's/; *$//'
 }
-# retire KEEP_MONTHS: the four tables' retention to KEEP_MONTHS
-# months (drop), one statement, one transaction; its wall time, the server
-# process's CPU time, and what it waited on (pg_stat_activity sampled about
-# every 0.1 s: "cpu" when it waited on nothing).  It starts once no
-# autovacuum worker is busy (at most 5 minutes): a drop waits for the lock
-# of a partition autovacuum is analyzing until deadlock_timeout (1 s) has
-# the worker cancelled, which right after the data were generated happens
-# and in a database whose dropped months are long vacuumed does not.
+# retire KEEP_MONTHS one|each: the four tables' retention to KEEP_MONTHS
+# months (drop): "one": 010's rl_history_retire(tbl, months, detach), the
+# four tables in one statement, one transaction; "each": as the daemon does
+# since 016, rl_history_retire(tbl, months, detach, 1) until it returns
+# nothing, one transaction a partition (a DO block that commits after each).
+# Its wall time, the server process's CPU time (utime + stime: the kernel's
+# work of freeing the dropped files included), and what it waited on
+# (pg_stat_activity sampled about every 5 ms by a second session, inside the
+# server: "cpu" when it waited on nothing, which includes the truncate() and
+# unlink() of the files: PostgreSQL reports no wait event for those).  It
+# starts once no autovacuum worker is busy (at most 5 minutes): a drop waits
+# for the lock of a partition autovacuum is analyzing until deadlock_timeout
+# (1 s) has the worker cancelled, which right after the data were generated
+# happens and in a database whose dropped months are long vacuumed does not.
 retire() {
-	local out poll waits=$ROOFLINE_VAR/retire-waits.txt
+	local out poll stmt samples=$ROOFLINE_VAR/retire-samples.txt
 	for ((i = 0; i < 300; i++)); do
 		[[ $(q -c "select count(*) from pg_stat_activity where backend_type = 'autovacuum worker'") == 0 ]] && break
 		sleep 1
 	done
-	: >"$waits"
-	( while :; do
-		q -c "select coalesce(wait_event_type || ':' || wait_event, 'cpu') from pg_stat_activity where application_name = 'hb_retire' and state = 'active' and query like 'select count(*)%'" >>"$waits"
-		sleep 0.05
-	done ) &
-	poll=$!
-	out=$(PGAPPNAME=hb_retire q <<SQL
-select pg_backend_pid() as pid \\gset
-\\setenv PID :pid
-\\! awk "{ print \"cpu0 \" \$14 + \$15 }" /proc/\$PID/stat
-\\timing on
-select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
+	if [[ $2 == one ]]; then
+		stmt="select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
 	select * from rl_history_retire('step_records', $1, false)
 	union all select * from rl_history_retire('points', $1, false)
 	union all select * from rl_history_retire('kernel_profiles', $1, false)
-	union all select * from rl_history_retire('ceilings', $1, false)) x;
+	union all select * from rl_history_retire('ceilings', $1, false)) x;"
+	else
+		stmt="do \$\$
+declare t text; n bigint; parts int := 0; total bigint := 0;
+begin
+	foreach t in array array['step_records', 'points', 'kernel_profiles', 'ceilings'] loop
+		loop
+			select sum(rows) into n from rl_history_retire(t, $1, false, 1);
+			commit;
+			exit when n is null;
+			parts := parts + 1;
+			total := total + n;
+		end loop;
+	end loop;
+	raise notice '% partitions, % rows', parts, total;
+end \$\$;"
+	fi
+	q >"$samples" 2>&1 <<'SQL' &
+do $$
+declare
+	w text; seen boolean := false; t0 timestamptz := clock_timestamp();
+	counts jsonb := '{}';
+begin
+	loop
+		perform pg_stat_clear_snapshot();
+		-- null: not running the retention (yet, or any more); a DO block that
+		-- commits shows 'active' throughout
+		select case when state = 'active' and query not like 'select pg_backend_pid()%'
+		            then coalesce(wait_event_type || ':' || wait_event, 'cpu') end into w
+		from pg_stat_activity where application_name = 'hb_retire';
+		if w is null then
+			exit when seen or clock_timestamp() - t0 > interval '600 s';
+		else
+			seen := true;
+			counts := jsonb_set(counts, array[w], to_jsonb(coalesce((counts->>w)::int, 0) + 1));
+		end if;
+		perform pg_sleep(0.005);
+	end loop;
+	raise notice 'samples %', counts;
+end $$;
+SQL
+	poll=$!
+	sleep 0.5
+	out=$(PGAPPNAME=hb_retire q 2>&1 <<SQL
+select pg_backend_pid() as pid \\gset
+\\setenv PID :pid
+\\! awk '{ print "cpu0", \$14 + \$15 }' /proc/\$PID/stat
+\\timing on
+$stmt
 \\timing off
-\\! awk "{ print \"cpu1 \" \$14 + \$15 }" /proc/\$PID/stat
+\\! awk '{ print "cpu1", \$14 + \$15 }' /proc/\$PID/stat
 SQL
 )
-	kill "$poll"
-	wait "$poll" 2>/dev/null || true
-	echo "retention to $1 months (drop; one statement, one transaction, four tables): $(grep partitions <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; samples: $(sort "$waits" | uniq -c | sort -rn | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $1 }'))"
+	wait "$poll" || true
+	echo "retention to $1 months (drop; $([[ $2 == one ]] && echo "one statement, one transaction, four tables" || echo "one transaction a partition, as the daemon since 016")): $(grep -o '[0-9]* partitions, [0-9]* rows' <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; $(grep -o 'samples .*' "$samples"))"
 }
 
 # ---- migrate ------------------------------------------------------------------
@@ -200,7 +267,7 @@ SQL
 }
 
 # ---- partitioned ----------------------------------------------------------------
-partitioned_phase() {
+generate_history() {
 	local nodes=$((gpus / 4)) start
 	echo "== partitioned: $nights nights of synthetic nightly history for $gpus GPUs ($nodes nodes x 4), $kernels kernels"
 	new_db hb_part
@@ -218,7 +285,7 @@ set synchronous_commit = off;
 -- one facility run a night, at 02:00, ended an hour later
 insert into runs (pipeline_name, owner, facility, yaml, state, trigger, submitted_at, started_at, ended_at)
 select 'nightly', 'rooflined', true, '', 'succeeded', 'schedule', t, t, t + interval '1 hour'
-from generate_series(0, $nights - 1) d,
+from generate_series($nights - 1, 0, -1) d,
      lateral (select date_trunc('day', now()) - d * interval '1 day' + interval '2 hours'
               - case when date_trunc('day', now()) + interval '3 hours' > now() then interval '1 day'
                 else interval '0' end as t) x;
@@ -267,7 +334,18 @@ SQL
 	pgadmin -d hb_part -c "vacuum (analyze) runs, steps, step_records, points, ceilings, kernel_profiles" >/dev/null
 	echo "generated and vacuumed in $(since "$start") s: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from steps) || ' steps, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings, ' || (select count(*) from kernel_profiles) || ' kernel_profiles, ' || (select count(*) from step_records) || ' step_records'")"
 	echo "on disk: $(q -c "select string_agg(t || ' ' || pg_size_pretty(s), ', ') from (select t, sum(pg_total_relation_size(a.rel)) s from (select tbl as t, rel from history_partitions_attached) a group by t order by t) x"); $(q -c "select count(*) from history_partitions_attached") partitions"
-	pgadmin -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+	pgadmin -c "drop role if exists hb_analyst" -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+}
+
+partitioned_phase() {
+	local start
+	if [[ ${REUSE:-0} == 1 ]]; then
+		export PGDATABASE=hb_part
+		echo "== partitioned: reusing the data of a kept 'generate' in hb_part: $(q -c "select (select count(*) from runs) || ' runs, ' || (select count(*) from points) || ' points, ' || (select count(*) from ceilings) || ' ceilings'")"
+		pgadmin -c "drop role if exists hb_analyst" -c "create role hb_analyst nologin in role roofline_users" >/dev/null
+	else
+		generate_history
+	fi
 	local run k1="kernel_1(double *, long)" q1old q1new q1run
 	run=$(q -c "select id from runs order by ended_at desc offset 7 limit 1")
 	echo "history queries as docs/sql.md had them, on the views of 010 ($(q -c "select count(*) from history_partitions_attached where tbl = 'points'") partitions of points):"
@@ -284,7 +362,7 @@ SQL
 	start=$(now_s)
 	q -1 -f sql/015_history_time.sql >/dev/null
 	echo "migration 015_history_time (one transaction, as the daemon applies it): $(since "$start") s"
-	echo "history queries as docs/sql.md has them now (DOCS1-3: its first three examples, verbatim but for the kernel's name), on the views of 015:"
+	echo "history queries as docs/sql.md had them with 015 (Q3: its second example then), on the views of 015:"
 	report Q1 "$(DOCS_Q 1 "$k1")"
 	as_user=hb_analyst report Q1u "$(DOCS_Q 1 "$k1")"
 	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and at > now() - interval '30 days' order by run_at"
@@ -292,12 +370,29 @@ SQL
 	q1new=$(rows_md5 "$(DOCS_Q 1 "$k1")") q1run=$(rows_md5 "$(Q1_FOR "$k1")")
 	echo "  Q1 rows: 010's views, run_at: $q1old; 015's, at: $q1new; 015's, run_at: $q1run ($([[ $q1old == "$q1new" && $q1old == "$q1run" ]] && echo same || echo DIFFERENT))"
 	report_once Q2 "$(Q2_FOR kernel_1)"
-	report Q3 "$(DOCS_Q 2)"
-	as_user=hb_analyst report Q3u "$(DOCS_Q 2)"
-	report Q3s "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = (select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1) and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report Q3 "$Q3_015"
+	as_user=hb_analyst report Q3u "$Q3_015"
+	report Q3s "$Q3S_015"
 	report Q4 "$(DOCS_Q 3)"
 	as_user=hb_analyst report Q4u "$(DOCS_Q 3)"
 	report Q6 "select kernel, invocation, jsonb_pretty(metrics) from kernel_profiles where run_id = $run and kernel like 'kernel_2%'"
+	q3old=$(rows_md5 "$Q3_015") q3sold=$(rows_md5 "$Q3S_015")
+
+	start=$(now_s)
+	q -1 -f sql/016_history_plans.sql >/dev/null
+	echo "migration 016_history_plans (one transaction, as the daemon applies it): $(since "$start") s; ceilings_fleet_idx $(q -c "select pg_size_pretty(sum(pg_relation_size(i.indexrelid))) from pg_inherits h join pg_index i on i.indexrelid = h.inhrelid where h.inhparent = 'ceilings_fleet_idx'::regclass"), beside ceilings' heap $(q -c "select pg_size_pretty(sum(pg_relation_size(rel))) from history_partitions_attached where tbl = 'ceilings'") and its other indexes $(q -c "select pg_size_pretty(sum(pg_indexes_size(rel)) - (select sum(pg_relation_size(i.indexrelid)) from pg_inherits h join pg_index i on i.indexrelid = h.inhrelid where h.inhparent = 'ceilings_fleet_idx'::regclass)) from history_partitions_attached where tbl = 'ceilings'")"
+	echo "history queries as docs/sql.md has them now (DOCS1-3: its first three examples, verbatim but for the kernel's name), on 016:"
+	report Q1 "$(DOCS_Q 1 "$k1")"
+	as_user=hb_analyst report Q1u "$(DOCS_Q 1 "$k1")"
+	report Q3 "$(DOCS_Q 2)"
+	as_user=hb_analyst report Q3u "$(DOCS_Q 2)"
+	report Q3s "$Q3S_016"
+	as_user=hb_analyst report Q3su "$Q3S_016"
+	report Q3c "select p.pipeline_name, p.kernel, p.node, p.verdict, p.bound, round(p.pct_of_roof::numeric, 1) as pct_of_roof from roofline_points p where p.run_id = $(q -c "select id from runs where state = 'succeeded' and pipeline_name = 'nightly' order by ended_at desc limit 1") and p.pct_of_roof < 10 order by p.pct_of_roof"
+	report Q4 "$(DOCS_Q 3)"
+	as_user=hb_analyst report Q4u "$(DOCS_Q 3)"
+	q3new=$(rows_md5 "$(DOCS_Q 2)") q3snew=$(rows_md5 "$Q3S_016")
+	echo "  Q3 rows: 015's form: $q3old; 016's: $q3new ($([[ $q3old == "$q3new" ]] && echo same || echo DIFFERENT)); Q3s: $q3sold; $q3snew ($([[ $q3sold == "$q3snew" ]] && echo same || echo DIFFERENT))"
 
 	echo "rollup of the months the two retentions will drop (the daily job rolls each month up once it ended):"
 	for t in step_records points kernel_profiles ceilings; do
@@ -307,8 +402,8 @@ select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))
 from history_partitions_attached where tbl = '$t' and upper_bound <= now() - interval '$((keep_months - 12)) months';
 SQL
 	done
-	retire "$keep_months"
-	retire "$((keep_months - 12))"
+	retire "$keep_months" one
+	retire "$((keep_months - 12))" each
 	echo "left: $(q -c "select count(*) from history_partitions_attached") partitions; oldest point $(q -c "select min(at)::date from points"); monthly aggregates: $(q -c "select count(*) from points_monthly") points_monthly rows, $(q -c "select count(*) from ceilings_monthly") ceilings_monthly rows"
 	echo "after the retentions:"
 	report Q1 "$(DOCS_Q 1 "$k1")"
@@ -319,5 +414,9 @@ SQL
 	pgadmin -c "drop role hb_analyst" >/dev/null
 }
 
+if [[ $phase == generate ]]; then
+	generate_history
+	exit 0
+fi
 [[ $phase == partitioned ]] || migrate_phase
 [[ $phase == migrate ]] || partitioned_phase

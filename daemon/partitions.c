@@ -60,26 +60,35 @@ static int roll_up(struct db *db, const char *table)
 	return 0;
 }
 
+/* One partition a transaction (sql/016_history_plans.sql): a drop locks the
+ * whole table until commit, and the commit frees the partition's files, so
+ * a long retention (the first, over years) holds no lock for longer than
+ * one partition takes; a failure keeps what was removed before it. */
 static int retire(struct db *db, const char *table, long months, bool detach)
 {
 	char text[32];
 	const char *params[] = { table, text, detach ? "true" : "false" };
 	struct db_result *r;
+	int n;
 
 	snprintf(text, sizeof(text), "%ld", months);
-	r = db_query(db, "select partition, month, rows, action"
-			 " from rl_history_retire($1, $2, $3)", 3, params);
-	if (!r) {
-		log_error("history: cannot apply the retention of %s: %s", table,
-			  db_error(db));
-		return -EIO;
-	}
-	for (int i = 0; i < db_rows(r); i++)
-		log_info("history: %s partition %s (month %s, %s rows; %s keeps %ld "
-			 "months; its aggregates stay in %s_monthly)",
-			 db_value(r, i, 3), db_value(r, i, 0), db_value(r, i, 1),
-			 db_value(r, i, 2), table, months, table);
-	db_result_free(r);
+	do {
+		r = db_query(db, "select partition, month, rows, action"
+				 " from rl_history_retire($1, $2, $3, 1)", 3, params);
+		if (!r) {
+			log_error("history: cannot apply the retention of %s: %s",
+				  table, db_error(db));
+			return -EIO;
+		}
+		n = db_rows(r);
+		for (int i = 0; i < n; i++)
+			log_info("history: %s partition %s (month %s, %s rows; %s "
+				 "keeps %ld months; its aggregates stay in %s_monthly)",
+				 db_value(r, i, 3), db_value(r, i, 0),
+				 db_value(r, i, 1), db_value(r, i, 2), table, months,
+				 table);
+		db_result_free(r);
+	} while (n > 0);
 	return 0;
 }
 
