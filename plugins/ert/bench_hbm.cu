@@ -281,6 +281,24 @@ template <typename V> static const char *elem_name()
 	return sizeof(V) == 8 ? "elem=8B" : "elem=16B";
 }
 
+/* A flat (one element per thread and unroll step) candidate's grid over
+ * `vec16` vectors of V, and its geometry text with `hint` (the hint word). */
+template <typename V, int UNR> static long flat_blocks(int threads, size_t vec16)
+{
+	const long per_block = (long)threads * UNR;
+
+	return ((long)elems<V>(vec16) + per_block - 1) / per_block;
+}
+
+template <typename V, int UNR>
+static std::string flat_geometry(long bl, int threads, const std::string &hint,
+				 size_t vec16)
+{
+	return geo(bl, threads, std::string("stride=none unroll=") +
+					std::to_string(UNR) + " " + elem_name<V>() +
+					" hint=" + hint + array_text(vec16));
+}
+
 /*
  * Check a triad's output at a few places: a = b + s*c, with b and c read
  * back from the device (nb: elements of V; s as the kernel used it).
@@ -328,16 +346,12 @@ static ert_cand triad_flat_cand(struct ert_gpu *g, const bufs &m, int threads,
 				size_t vec16)
 {
 	const size_t n = elems<V>(vec16);
-	const long per_block = (long)threads * UNR;
-	const long bl = ((long)n + per_block - 1) / per_block;
+	const long bl = flat_blocks<V, UNR>(threads, vec16);
 	V *a = (V *)m.a;
 	const V *b = (const V *)m.b, *c3 = (const V *)m.c;
 	ert_cand c;
 
-	c.geometry = geo(bl, threads, std::string("stride=none unroll=") +
-					      std::to_string(UNR) + " " +
-					      elem_name<V>() + " hint=" +
-					      hints(LH, SH) + array_text(vec16));
+	c.geometry = flat_geometry<V, UNR>(bl, threads, hints(LH, SH), vec16);
 	c.ws_bytes = (long)(3 * vec16 * 16);
 	c.launch = [g, a, b, c3, bl, threads, n](long reps) {
 		for (long r = 0; r < reps; r++)
@@ -356,15 +370,11 @@ static ert_cand read_flat_cand(struct ert_gpu *g, const bufs &m, int threads,
 			       size_t vec16)
 {
 	const size_t n = elems<V>(vec16);
-	const long per_block = (long)threads * UNR;
-	const long bl = ((long)n + per_block - 1) / per_block;
+	const long bl = flat_blocks<V, UNR>(threads, vec16);
 	const V *b = (const V *)m.b;
 	ert_cand c;
 
-	c.geometry = geo(bl, threads, std::string("stride=none unroll=") +
-					      std::to_string(UNR) + " " +
-					      elem_name<V>() + " hint=" +
-					      hint_name[H] + array_text(vec16));
+	c.geometry = flat_geometry<V, UNR>(bl, threads, hint_name[H], vec16);
 	c.ws_bytes = (long)(vec16 * 16);
 	c.launch = [g, b, bl, threads, n](long reps) {
 		for (long r = 0; r < reps; r++)
@@ -380,15 +390,11 @@ static ert_cand write_flat_cand(struct ert_gpu *g, const bufs &m, int threads,
 				size_t vec16)
 {
 	const size_t n = elems<V>(vec16);
-	const long per_block = (long)threads * UNR;
-	const long bl = ((long)n + per_block - 1) / per_block;
+	const long bl = flat_blocks<V, UNR>(threads, vec16);
 	V *a = (V *)m.a;
 	ert_cand c;
 
-	c.geometry = geo(bl, threads, std::string("stride=none unroll=") +
-					      std::to_string(UNR) + " " +
-					      elem_name<V>() + " hint=" +
-					      hint_name[H] + array_text(vec16));
+	c.geometry = flat_geometry<V, UNR>(bl, threads, hint_name[H], vec16);
 	c.ws_bytes = (long)(vec16 * 16);
 	c.launch = [g, a, bl, threads, n](long reps) {
 		for (long r = 0; r < reps; r++)
