@@ -262,10 +262,8 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes).*/\1/p' "$out/$label.txt" | tail -1) bytes; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
 }
 flagged() { # flagged DIR: the step's findings, "subject measure class" each
-	awk -F'\t' '$1 == "finding" { delete f
-		for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
-		printf "%s%s %s %s", n++ ? "; " : "", f["subject"], f["measure"], f["class"] }' \
-		"$1/attempt-1/records.tsv"
+	tsv finding subject measure class <"$1/attempt-1/records.tsv" |
+		awk -F'\t' '{ printf "%s%s %s %s", (NR > 1 ? "; " : ""), $1, $2, $3 }'
 }
 steps_all() { # steps_all LABEL PLUGIN_DIR
 	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
