@@ -11,15 +11,23 @@
 #define PARTITIONS_EVERY_S (24 * 3600)
 #define HISTORY_RETRY_S 3600
 
-/* The partitioned tables and their retention settings. */
+/* The partitioned tables, their retention settings and where their
+ * aggregates outlive them.  kernel_points (sql/017_kernel_points.sql) holds
+ * the points grouped per kernel: it keeps what points keeps, after it. */
 static const struct {
 	const char *table;
 	size_t retain; /* offset of a long in struct config: months, 0 forever */
+	const char *aggregates;
 } tables[] = {
-	{ "step_records", offsetof(struct config, retain_step_records) },
-	{ "points", offsetof(struct config, retain_points) },
-	{ "kernel_profiles", offsetof(struct config, retain_kernel_profiles) },
-	{ "ceilings", offsetof(struct config, retain_ceilings) },
+	{ "step_records", offsetof(struct config, retain_step_records),
+	  "step_records_monthly" },
+	{ "points", offsetof(struct config, retain_points), "points_monthly" },
+	{ "kernel_points", offsetof(struct config, retain_points),
+	  "points_monthly" },
+	{ "kernel_profiles", offsetof(struct config, retain_kernel_profiles),
+	  "kernel_profiles_monthly" },
+	{ "ceilings", offsetof(struct config, retain_ceilings),
+	  "ceilings_monthly" },
 };
 
 static int make_ahead(struct db *db, long months)
@@ -41,7 +49,7 @@ static int make_ahead(struct db *db, long months)
 	return 0;
 }
 
-static int roll_up(struct db *db, const char *table)
+static int roll_up(struct db *db, const char *table, const char *aggregates)
 {
 	const char *params[] = { table };
 	struct db_result *r;
@@ -54,8 +62,8 @@ static int roll_up(struct db *db, const char *table)
 	}
 	for (int i = 0; i < db_rows(r); i++)
 		log_info("history: rolled up partition %s (month %s, %s rows) into "
-			 "%s_monthly; it takes no new rows", db_value(r, i, 0),
-			 db_value(r, i, 1), db_value(r, i, 2), table);
+			 "%s; it takes no new rows", db_value(r, i, 0),
+			 db_value(r, i, 1), db_value(r, i, 2), aggregates);
 	db_result_free(r);
 	return 0;
 }
@@ -64,7 +72,8 @@ static int roll_up(struct db *db, const char *table)
  * whole table until commit, and the commit frees the partition's files, so
  * a long retention (the first, over years) holds no lock for longer than
  * one partition takes; a failure keeps what was removed before it. */
-static int retire(struct db *db, const char *table, long months, bool detach)
+static int retire(struct db *db, const char *table, const char *aggregates,
+		  long months, bool detach)
 {
 	char text[32];
 	const char *params[] = { table, text, detach ? "true" : "false" };
@@ -83,10 +92,10 @@ static int retire(struct db *db, const char *table, long months, bool detach)
 		n = db_rows(r);
 		for (int i = 0; i < n; i++)
 			log_info("history: %s partition %s (month %s, %s rows; %s "
-				 "keeps %ld months; its aggregates stay in %s_monthly)",
+				 "keeps %ld months; its aggregates stay in %s)",
 				 db_value(r, i, 3), db_value(r, i, 0),
 				 db_value(r, i, 1), db_value(r, i, 2), table, months,
-				 table);
+				 aggregates);
 		db_result_free(r);
 	} while (n > 0);
 	return 0;
@@ -101,8 +110,9 @@ int partitions_maintain(struct db *db, const struct config *cfg)
 
 		if (months <= 0)
 			continue;
-		if (roll_up(db, tables[i].table) < 0 ||
-		    retire(db, tables[i].table, months, cfg->retention_detach) < 0)
+		if (roll_up(db, tables[i].table, tables[i].aggregates) < 0 ||
+		    retire(db, tables[i].table, tables[i].aggregates, months,
+			   cfg->retention_detach) < 0)
 			rc = -EIO;
 	}
 	return rc;

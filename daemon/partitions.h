@@ -2,7 +2,10 @@
  * partitions.h - the history tables' monthly partitions and their retention.
  *
  * step_records, points, kernel_profiles and ceilings are partitioned by
- * month (sql/010_partitions.sql).  This module, on the daemon's behalf:
+ * month (sql/010_partitions.sql), and so is kernel_points (the points
+ * grouped per kernel, sql/017_kernel_points.sql), which keeps what points
+ * keeps (retain_points; its aggregates are points_monthly).  This module, on
+ * the daemon's behalf:
  *   - keeps the partitions of this month and the `partitions_ahead` months
  *     after it in place, so that an ingest always finds its partition;
  *   - for each table with a retention (config retain_<table>), rolls each

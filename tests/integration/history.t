@@ -196,6 +196,25 @@ is "$(hsql "select count(*) > 0 and count(*) = count(*) filter (where k.at = x.p
 	cross join lateral (select max(p.at) p_at from points p where p.run_id = k.run_id and p.kernel = k.kernel
 	                    and p.node = k.node and p.invocation = 'all') x")" t \
 	"kernel_trend.at is the time its points were stored"
+# kernel_points (017) against the points grouped as 015's view grouped them,
+# with their run's owner and facility flag: the rows only one side has, each
+# way.
+grouped_diff() {
+	hsql "with g as (select p.run_id, p.step, r.owner::text, r.facility, p.node, p.gpu_name,
+	         p.gpu_uuid, p.kernel, p.precision, p.at,
+	         max(p.ai) filter (where p.level = 'l1'), max(p.ai) filter (where p.level = 'l2'),
+	         max(p.ai) filter (where p.level = 'dram'), max(p.gflops), max(p.time_s),
+	         max(p.invocations), max(p.bound_level), max(p.bound_ceiling), max(p.verdict),
+	         max(p.pct_of_bound), max(p.alpha), max(p.tensor_uncounted)
+	       from points p join runs r on r.id = p.run_id where p.invocation = 'all' and p.is_primary
+	       group by p.run_id, p.step, r.owner, r.facility, p.node, p.gpu_name, p.gpu_uuid,
+	                p.kernel, p.precision, p.at)
+	      select (select count(*) from (select * from g except all select * from kernel_points) x)
+	             || ' ' || (select count(*) from (select * from kernel_points except all select * from g) y)
+	             || ' of ' || (select count(*) from kernel_points)"
+}
+is "$(grouped_diff)" "0 0 of 56" \
+	"the migration grouped every point into kernel_points (56 rows: 28 roofline steps x 2 kernels)"
 is "$(hsql "select count(*) from step_records r join steps s on s.id = r.step where r.at <> s.ended_at")" 0 \
 	"step_records.at of the old rows is their step's ended_at"
 is "$(hsql "select count(*) from pg_partitioned_table where partrelid::regclass::text in ('step_records', 'points', 'kernel_profiles', 'ceilings')")" 4 \
@@ -207,7 +226,7 @@ is "$(hsql "select string_agg(distinct tableoid::regclass::text, ',' order by ta
 ahead=$(hsql "select count(*) from history_tables t, generate_series(0, 5) i
 	where to_regclass(t.name || '_' || to_char(date_trunc('month', now() at time zone 'UTC') + i * interval '1 month', 'YYYY_MM')) in
 	      (select inhrelid from pg_inherits where inhparent = to_regclass(t.name))")
-is "$ahead" 24 "after start: this month and 5 ahead exist for each of the 4 tables"
+is "$ahead" 30 "after start: this month and 5 ahead exist for each of the 5 tables (kernel_points: 017)"
 m5=$(hsql "select to_char(date_trunc('month', now() at time zone 'UTC') + interval '5 months', 'YYYY_MM')")
 like "$(cat "$DAEMON_LOG")" "history: created partition points_$m5" \
 	"the daemon made the 5th month ahead (the migration made 3) and said so"
@@ -215,8 +234,8 @@ daemon_stop
 n_parts=$(hsql "select count(*) from history_partitions_attached")
 daemon_start
 is "$(hsql "select count(*) from history_partitions_attached")" "$n_parts" "a second start makes nothing twice"
-is "$(grep -c "history: created partition" "$DAEMON_LOG")" 8 \
-	"and logs no new partition (the 8 lines are the first start's: months 4 and 5 ahead of 4 tables)"
+is "$(grep -c "history: created partition" "$DAEMON_LOG")" 10 \
+	"and logs no new partition (the 10 lines are the first start's: months 4 and 5 ahead of 5 tables)"
 
 # -- ingest goes on: a new record of each kind reaches its typed table -----
 hsql "insert into step_records (step, attempt, seq, run_id, kind, node, fields)
@@ -225,6 +244,24 @@ hsql "insert into step_records (step, attempt, seq, run_id, kind, node, fields)
       from steps s where s.step_id = 'roofline' order by s.id desc limit 1" >/dev/null
 is "$(hsql "select count(*) || ' ' || (tableoid::regclass::text = 'points_' || to_char(now() at time zone 'UTC', 'YYYY_MM')) from points where kernel = 'k_new' group by tableoid")" \
 	"1 true" "a point ingested now lands in this month's partition, through the 005 trigger"
+# A kernel's points ingested in one transaction (one `at`), a statement per
+# level, on two GPUs, one without a UUID: merged per GPU into kernel_points
+# as the view grouped them.
+merge_sql= i=0
+for level in l1 l2 dram; do
+	merge_sql+="insert into step_records (step, attempt, seq, run_id, kind, node, fields)
+	      select s.id, 2, 10 + $((i++)) * 2 + g, s.run_id, 'point', s.node, jsonb_build_object('kernel', 'k_merge',
+	        'invocation', 'all', 'precision', 'fp32', 'level', '$level', 'ai', (g + length('$level'))::text,
+	        'gflops', (g * 10 + length('$level'))::text, 'primary', '1', 'verdict', '$level',
+	        'gpu_uuid', case when g = 1 then 'GPU-m' end)
+	      from steps s, generate_series(1, 2) g
+	      where s.step_id = 'roofline' and s.id = (select max(id) from steps);"
+done
+hsql "$merge_sql" >/dev/null
+is "$(hsql "select string_agg(concat_ws(' ', coalesce(gpu_uuid, '-'), ai_l1, ai_l2, ai_dram, gflops, verdict), ',' order by gpu_uuid)
+            from roofline_points where kernel = 'k_merge'")" "GPU-m 3 3 5 14 l2,- 4 4 6 24 l2" \
+	"roofline_points has one row per GPU, its AI per level and the max of each column"
+is "$(grouped_diff)" "0 0 of 59" "kernel_points holds every ingested group (56 + k_new + k_merge's 2)"
 like "$(hsql "insert into step_records (step, attempt, seq, run_id, kind, node, fields)
       select s.id, 3, 1, s.run_id, 'note', s.node, '{}' from steps s, generate_series(1, 2)
       where s.step_id = 'roofline' and s.id = (select max(id) from steps)")" \
@@ -243,12 +280,15 @@ for k in 4 5 6; do
 	like "$(cat "$DAEMON_LOG")" "history: dropped partition ceilings_$(month_of $k) \(month [0-9-]+, 24 rows" \
 		"retention dropped ceilings_$(month_of $k) (24 rows) and said so"
 	like "$(cat "$DAEMON_LOG")" "history: dropped partition points_$(month_of $k) " "and points_$(month_of $k)"
+	like "$(cat "$DAEMON_LOG")" "history: dropped partition kernel_points_$(month_of $k) \(month [0-9-]+, 8 rows; kernel_points keeps 3 months; its aggregates stay in points_monthly\)" \
+		"and kernel_points_$(month_of $k), with the retention of points"
 done
 unlike "$(cat "$DAEMON_LOG")" "dropped partition (ceilings|points)_$(month_of 3)" \
 	"the month 3 months back is kept (not all of it is older than 3 months)"
 is "$(hsql "select count(*) from ceilings where measured_at < date_trunc('month', now() at time zone 'UTC') at time zone 'UTC' - interval '3 months'")" 0 \
 	"no ceiling older than the kept months is left"
 is "$(hsql "select count(*) from ceilings")" $((168 - 3 * 24)) "the 4 younger months' ceilings are all there"
+is "$(grouped_diff)" "0 0 of $((59 - 3 * 8))" "kernel_points keeps the groups of the points kept, no others"
 is "$(hsql "select count(*) from kernel_profiles")" 112 "kernel_profiles (no retention set) keeps everything"
 is "$(hsql "select string_agg(to_char(month, 'YYYY-MM') || ' ' || node || ' ' || name || ' ' || median, ',' order by month, node, name)
             from ceilings_monthly where facility and month <= (now() at time zone 'UTC' - interval '4 months')::date")" \
@@ -291,7 +331,7 @@ like "$(hsql "insert into points (run_id, step, attempt, seq, node, kernel, invo
 agg=$(hsql "select (select count(*) from ceilings_monthly) || ' ' || (select sum(samples) from points_monthly)")
 daemon_stop
 daemon_start
-is "$(grep -c "history: dropped partition" "$DAEMON_LOG")" 6 "a restart drops nothing more"
+is "$(grep -c "history: dropped partition" "$DAEMON_LOG")" 9 "a restart drops nothing more"
 is "$(hsql "select (select count(*) from ceilings_monthly) || ' ' || (select sum(samples) from points_monthly)")" "$agg" \
 	"nor rolls anything up twice"
 
