@@ -28,10 +28,15 @@
 #              (timed) and times docs/sql.md's examples as they are now (read
 #              from the file), as the owner and as a member of roofline_users
 #              (row-level security), and checks that Q1's rows are the same
-#              in both forms; rolls up the months both retentions will drop
+#              in both forms; applies 016 and times them again; applies
+#              sql/017_kernel_points.sql and sql/018_history_due.sql (timed)
+#              and times them again (same rows), `roofline history`'s query
+#              (read from cli/cmd_history.c) and the command itself, and
+#              one night's ingest with and without 017's trigger; rolls up
+#              the months both retentions will drop
 #              (timed; the daemon does this for each month once it ended),
 #              then applies a retention of KEEP_MONTHS months, then one of
-#              KEEP_MONTHS - 12 months, to the four tables with
+#              KEEP_MONTHS - 12 months, to the five tables with
 #              rl_history_retire(), the function the daemon's retention job
 #              calls, timed, with the server process's CPU time and what it
 #              waited on (with NIGHTS=1096 and KEEP_MONTHS=24: the oldest
@@ -136,11 +141,12 @@ DOCS_Q() {
 	awk -v n="$1" '/^```sql$/ { k++; next } /^```$/ { if (k == n) exit } k == n' docs/sql.md |
 		sed "s/kernel_A(double \*, long, double)/${2:-kernel_A(double *, long, double)}/" | tr '\n' ' ' | sed 's/; *$//'
 }
-# retire KEEP_MONTHS one|each: the four tables' retention to KEEP_MONTHS
+# retire KEEP_MONTHS one|each: the five tables' retention to KEEP_MONTHS
 # months (drop): "one": 010's rl_history_retire(tbl, months, detach), the
-# four tables in one statement, one transaction; "each": as the daemon does
-# since 016, rl_history_retire(tbl, months, detach, 1) until it returns
-# nothing, one transaction a partition (a DO block that commits after each).
+# five tables in one statement, one transaction; "each": as the daemon does
+# since 018, each table's due partitions listed once (rl_history_due), then
+# rl_history_remove for each, one transaction a partition (a DO block that
+# commits after each).
 # Its wall time, the server process's CPU time (utime + stime: the kernel's
 # work of freeing the dropped files included), and what it waited on
 # (pg_stat_activity sampled about every 5 ms by a second session, inside the
@@ -160,17 +166,17 @@ retire() {
 		stmt="select count(*) || ' partitions, ' || sum(rows) || ' rows' from (
 	select * from rl_history_retire('step_records', $1, false)
 	union all select * from rl_history_retire('points', $1, false)
+	union all select * from rl_history_retire('kernel_points', $1, false)
 	union all select * from rl_history_retire('kernel_profiles', $1, false)
 	union all select * from rl_history_retire('ceilings', $1, false)) x;"
 	else
 		stmt="do \$\$
-declare t text; n bigint; parts int := 0; total bigint := 0;
+declare t text; p record; n bigint; parts int := 0; total bigint := 0;
 begin
-	foreach t in array array['step_records', 'points', 'kernel_profiles', 'ceilings'] loop
-		loop
-			select sum(rows) into n from rl_history_retire(t, $1, false, 1);
+	foreach t in array array['step_records', 'points', 'kernel_points', 'kernel_profiles', 'ceilings'] loop
+		for p in select * from rl_history_due(t, $1) loop
+			select rows into n from rl_history_remove(t, p.partition, false);
 			commit;
-			exit when n is null;
 			parts := parts + 1;
 			total := total + n;
 		end loop;
@@ -215,7 +221,7 @@ $stmt
 SQL
 )
 	wait "$poll" || true
-	echo "retention to $1 months (drop; $([[ $2 == one ]] && echo "one statement, one transaction, four tables" || echo "one transaction a partition, as the daemon since 016")): $(grep -o '[0-9]* partitions, [0-9]* rows' <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; $(grep -o 'samples .*' "$samples"))"
+	echo "retention to $1 months (drop; $([[ $2 == one ]] && echo "one statement, one transaction, five tables" || echo "one transaction a partition, as the daemon since 018")): $(grep -o '[0-9]* partitions, [0-9]* rows' <<<"$out") in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out") ms (server cpu $(awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu0" { a = $2 } $1 == "cpu1" { b = $2 } END { printf "%.0f", (b - a) * 1000 / hz }' <<<"$out") ms; $(grep -o 'samples .*' "$samples"))"
 }
 
 # ---- migrate ------------------------------------------------------------------
@@ -337,6 +343,126 @@ SQL
 	pgadmin -c "drop role if exists hb_analyst" -c "create role hb_analyst nologin in role roofline_users" >/dev/null
 }
 
+# CLI_Q KERNEL [NODE] [SINCE]: `roofline history`'s query (cli/cmd_history.c:
+# HISTORY_QUERY with the table's columns), its parameters written in:
+# KERNEL, NODE (default none), the newest 1,000, stored since SINCE (default:
+# all of the history).
+CLI_Q() {
+	python3 - "$@" <<'PY'
+import re, sys
+src = open('cli/cmd_history.c').read()
+def strings(t): return ''.join(eval(x) for x in re.findall(r'"(?:[^"\\]|\\.)*"', t))
+body = re.search(r'#define HISTORY_QUERY\(columns\) \\\n(.*?)\n\n', src, re.S).group(1)
+cols = re.search(r'#define TEXT_COLUMNS \\\n(.*?)\n\n', src, re.S).group(1)
+sql = strings(body.replace('" columns \\', '" \\')).replace('select  from', 'select ' + strings(cols) + ' from')
+arg = lambda i: sys.argv[i] if len(sys.argv) > i and sys.argv[i] else None
+lit = lambda v: 'null' if v is None else "'" + v.replace("'", "''") + "'"
+for k, v in (('$1', arg(1)), ('$2', arg(2)), ('$3', '1000'), ('$4', arg(3))):
+	sql = sql.replace(k, lit(v))
+print(sql)
+PY
+}
+
+# report_pair NAME QUERY: QUERY as the owner and as hb_analyst (row-level
+# security) alternately in one session, $repeats times each after a warm-up:
+# the median execution time of each.  The machine's speed drifts between
+# sessions (the same query, 11 ms in one, 17 ms in the next); within one
+# session the two forms meet the same machine.
+report_pair() {
+	local out
+	out=$({ echo "explain (analyze, timing off) $2;"
+		for ((i = 1; i <= repeats; i++)); do
+			echo "set role hb_analyst; explain (analyze, timing off) $2; reset role;"
+			echo "set role rooflined; explain (analyze, timing off) $2; reset role;"
+		done; } | pgadmin -t -A -d "$PGDATABASE" | sed -n 's/^Execution Time: \([0-9.]*\) ms$/\1/p' | tail -n +2)
+	printf '  %-4s as the owner %s ms, as a user %s ms (one session, alternated, median of %d each)\n' "$1" \
+		"$(awk 'NR % 2 == 0' <<<"$out" | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')" \
+		"$(awk 'NR % 2 == 1' <<<"$out" | sort -n | awk '{ a[NR] = $1 } END { printf "%.2f", a[int((NR + 1) / 2)] }')" "$repeats"
+}
+
+# median_ms N CMD...: the median wall time of N runs of CMD, in ms
+median_ms() {
+	local n=$1 t0; shift
+	for ((i = 0; i < n; i++)); do
+		t0=$(now_s); "$@" >/dev/null 2>&1 || true
+		awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f\n", (b - a) * 1000 }'
+	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+# One facility night's points (125 nodes x 4 GPUs x 4 kernels x 3 levels =
+# 6,000) ingested through step_records as the daemon's COPY does (a row a
+# point, each routed by 005's trigger), in one transaction, rolled back:
+# psql's time for the insert.
+INGEST_NIGHT="begin;
+insert into runs (pipeline_name, owner, facility, yaml, state, trigger, submitted_at)
+values ('ingest-bench', 'rlfacility', true, '', 'running', 'schedule', now());
+insert into steps (run_id, step_id, node, plugin, on_daemon, state, started_at)
+select currval('runs_id_seq'), 'roofline', 'gpu' || lpad(n::text, 3, '0'), 'hierarchical', true, 'running', now()
+from generate_series(0, 124) n;
+\\timing on
+insert into step_records (step, attempt, seq, run_id, kind, node, fields)
+select s.id, 1, g * 16 + k * 3 + l, s.run_id, 'point', s.node, jsonb_build_object(
+	'kernel', 'kernel_' || k || '(double *, long)', 'invocation', 'all', 'precision', 'fp64',
+	'level', (array['l1', 'l2', 'dram'])[l + 1], 'ai', (l + 1)::text, 'gflops', (100 + g)::text,
+	'primary', '1', 'gpu_uuid', 'GPU-' || s.node || '-' || g, 'gpu_name', 'NVIDIA H100 80GB HBM3')
+from steps s, generate_series(0, 3) g, generate_series(0, 3) k, generate_series(0, 2) l
+where s.run_id = currval('runs_id_seq');
+\\timing off
+rollback;"
+
+# 017_kernel_points on the data as 016 left them: the migration, the
+# history queries again (same rows), `roofline history` (its query and the
+# command), and what the trigger adds to an ingest.
+kernel_points_phase() {
+	local k1=$1 start q1old q3old q3sold q2old q2new since with without
+	q1old=$(rows_md5 "$(DOCS_Q 1 "$k1")") q3old=$(rows_md5 "$(DOCS_Q 2)") q3sold=$(rows_md5 "$Q3S_016")
+	# `roofline history kernel_1` as 016's CLI chose its rows (the newest
+	# 1,000 by run_at): run, node and GFLOP/s of each, to compare
+	q2old=$(q -c "select md5(string_agg(run_id || ' ' || node || ' ' || to_char(gflops, 'FM9999990.0'), ',' order by run_id, node, gflops)) from ($(Q2_FOR kernel_1)) x")
+	start=$(now_s)
+	q -1 -f sql/017_kernel_points.sql >/dev/null
+	q -1 -f sql/018_history_due.sql >/dev/null
+	echo "migrations 017_kernel_points and 018_history_due (a transaction each, as the daemon applies them): $(since "$start") s; kernel_points $(q -c "select count(*) from kernel_points") rows, heap $(q -c "select pg_size_pretty(sum(pg_relation_size(rel))) from history_partitions_attached where tbl = 'kernel_points'"), indexes $(q -c "select pg_size_pretty(sum(pg_indexes_size(rel))) from history_partitions_attached where tbl = 'kernel_points'"); points now: heap $(q -c "select pg_size_pretty(sum(pg_relation_size(rel))) from history_partitions_attached where tbl = 'points'"), indexes $(q -c "select pg_size_pretty(sum(pg_indexes_size(rel))) from history_partitions_attached where tbl = 'points'")"
+	# as autovacuum leaves a table it filled (as the other tables were left)
+	pgadmin -d "$PGDATABASE" -c "vacuum (analyze) kernel_points" >/dev/null
+	echo "history queries as docs/sql.md has them, on 017 (the views read kernel_points):"
+	report Q1 "$(DOCS_Q 1 "$k1")"
+	as_user=hb_analyst report Q1u "$(DOCS_Q 1 "$k1")"
+	report_pair Q1 "$(DOCS_Q 1 "$k1")"
+	report Q1n "select run_at::date as night, node, gflops from kernel_trend where kernel = '$k1' and node = 'gpu042' and at > now() - interval '30 days' order by run_at"
+	report Q3 "$(DOCS_Q 2)"
+	as_user=hb_analyst report Q3u "$(DOCS_Q 2)"
+	report Q3s "$Q3S_016"
+	as_user=hb_analyst report Q3su "$Q3S_016"
+	report Q4 "$(DOCS_Q 3)"
+	as_user=hb_analyst report Q4u "$(DOCS_Q 3)"
+	echo "  rows: Q1 $([[ $(rows_md5 "$(DOCS_Q 1 "$k1")") == "$q1old" ]] && echo same || echo DIFFERENT), Q3 $([[ $(rows_md5 "$(DOCS_Q 2)") == "$q3old" ]] && echo same || echo DIFFERENT), Q3s $([[ $(rows_md5 "$Q3S_016") == "$q3sold" ]] && echo same || echo DIFFERENT) as on 016"
+
+	since=$(date -u -d '92 days ago' '+%Y-%m-%d %H:%M:%S+00')
+	echo "roofline history (cli/cmd_history.c's query; the newest 1,000 of kernel_1, first in the last 92 days):"
+	report Q2w "$(CLI_Q kernel_1 '' "$since")"
+	as_user=hb_analyst report Q2wu "$(CLI_Q kernel_1 '' "$since")"
+	report Q2a "$(CLI_Q kernel_1)"
+	report Q2nw "$(CLI_Q kernel_1 gpu042 "$since")"
+	report Q2na "$(CLI_Q kernel_1 gpu042)"
+	make -s VARIANT=release build/release/bin/roofline
+	q2new=$(build/release/bin/roofline history --csv kernel_1 | awk -F, 'NR > 1 { print $10 " " $2 " " $4 }' | LC_ALL=C sort | paste -sd, | tr -d '\n' | md5sum | cut -d' ' -f1)
+	q2old=$(q -c "select md5(string_agg(r, ',' order by r collate \"C\")) from (select run_id || ' ' || node || ' ' || to_char(gflops, 'FM9999990.0') r from ($(Q2_FOR kernel_1)) x) y")
+	echo "  rows: roofline history kernel_1's 1,000 (run, node, GFLOP/s) $([[ $q2new == "$q2old" ]] && echo "the same as 016's CLI chose" || echo "DIFFERENT from 016's CLI")"
+	echo "  the command, wall time (median of $repeats; a new connection each, a new server process with empty caches):"
+	echo "    roofline history kernel_1: $(median_ms "$repeats" build/release/bin/roofline history kernel_1) ms; --node gpu042: $(median_ms "$repeats" build/release/bin/roofline history --node gpu042 kernel_1) ms; a kernel nobody profiled: $(median_ms "$repeats" build/release/bin/roofline history no_such_kernel) ms; psql -c 'select 1' (a connection alone): $(median_ms "$repeats" psql -X -q -c 'select 1') ms"
+
+	echo "ingest of one night's 6,000 points through step_records (alternated, median of 5 each, rolled back):"
+	local times
+	times=$(for i in 1 2 3 4 5; do
+		echo "with $(q <<<"$INGEST_NIGHT" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')"
+		q -c "alter table points disable trigger points_kernel_points" >/dev/null
+		echo "without $(q <<<"$INGEST_NIGHT" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')"
+		q -c "alter table points enable trigger points_kernel_points" >/dev/null
+	done)
+	echo "  with 017's trigger $(awk '$1 == "with" { print $2 }' <<<"$times" | sort -n | sed -n 3p) ms, without it $(awk '$1 == "without" { print $2 }' <<<"$times" | sort -n | sed -n 3p) ms"
+}
+
 partitioned_phase() {
 	local start
 	if [[ ${REUSE:-0} == 1 ]]; then
@@ -394,8 +520,10 @@ partitioned_phase() {
 	q3new=$(rows_md5 "$(DOCS_Q 2)") q3snew=$(rows_md5 "$Q3S_016")
 	echo "  Q3 rows: 015's form: $q3old; 016's: $q3new ($([[ $q3old == "$q3new" ]] && echo same || echo DIFFERENT)); Q3s: $q3sold; $q3snew ($([[ $q3sold == "$q3snew" ]] && echo same || echo DIFFERENT))"
 
+	kernel_points_phase "$k1"
+
 	echo "rollup of the months the two retentions will drop (the daily job rolls each month up once it ended):"
-	for t in step_records points kernel_profiles ceilings; do
+	for t in step_records points kernel_points kernel_profiles ceilings; do
 		q <<SQL | sed -n 's/^Time: \([0-9.]*\) ms.*/  '"$t"': \1 ms/p'
 \\timing on
 select count(*), sum(rl_history_rollup(tbl, rel, rl_month(lower_bound)))

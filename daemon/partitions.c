@@ -71,34 +71,44 @@ static int roll_up(struct db *db, const char *table, const char *aggregates)
 /* One partition a transaction (sql/016_history_plans.sql): a drop locks the
  * whole table until commit, and the commit frees the partition's files, so
  * a long retention (the first, over years) holds no lock for longer than
- * one partition takes; a failure keeps what was removed before it. */
+ * one partition takes; a failure keeps what was removed before it.  The due
+ * partitions are listed once (sql/018_history_due.sql): listing them reads
+ * every partition's bounds from the catalog. */
 static int retire(struct db *db, const char *table, const char *aggregates,
 		  long months, bool detach)
 {
 	char text[32];
 	const char *params[] = { table, text, detach ? "true" : "false" };
-	struct db_result *r;
-	int n;
+	struct db_result *due, *r;
+	int rc = 0;
 
 	snprintf(text, sizeof(text), "%ld", months);
-	do {
+	due = db_query(db, "select partition from rl_history_due($1, $2)", 2,
+		       params);
+	if (!due) {
+		log_error("history: cannot apply the retention of %s: %s", table,
+			  db_error(db));
+		return -EIO;
+	}
+	for (int i = 0; i < db_rows(due); i++) {
+		const char *remove[] = { table, db_value(due, i, 0), params[2] };
+
 		r = db_query(db, "select partition, month, rows, action"
-				 " from rl_history_retire($1, $2, $3, 1)", 3, params);
+				 " from rl_history_remove($1, $2, $3)", 3, remove);
 		if (!r) {
 			log_error("history: cannot apply the retention of %s: %s",
 				  table, db_error(db));
-			return -EIO;
+			rc = -EIO;
+			break;
 		}
-		n = db_rows(r);
-		for (int i = 0; i < n; i++)
-			log_info("history: %s partition %s (month %s, %s rows; %s "
-				 "keeps %ld months; its aggregates stay in %s)",
-				 db_value(r, i, 3), db_value(r, i, 0),
-				 db_value(r, i, 1), db_value(r, i, 2), table, months,
-				 aggregates);
+		log_info("history: %s partition %s (month %s, %s rows; %s keeps "
+			 "%ld months; its aggregates stay in %s)",
+			 db_value(r, 0, 3), db_value(r, 0, 0), db_value(r, 0, 1),
+			 db_value(r, 0, 2), table, months, aggregates);
 		db_result_free(r);
-	} while (n > 0);
-	return 0;
+	}
+	db_result_free(due);
+	return rc;
 }
 
 int partitions_maintain(struct db *db, const struct config *cfg)

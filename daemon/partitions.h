@@ -13,8 +13,9 @@
  *     drops (or, with `retention: detach`, detaches) the partitions whose
  *     whole month is older than the retention.
  * The work itself is SQL functions of 010_partitions.sql (rl_partitions_ahead,
- * rl_history_rollup_due) and 016_history_plans.sql (rl_history_retire, one
- * partition a call), each one transaction; this module calls them and logs
+ * rl_history_rollup_due) and 018_history_due.sql (rl_history_due, the due
+ * partitions listed once; rl_history_remove, one partition a call), each one
+ * transaction; this module calls them and logs
  * one line per partition made, rolled up, and dropped or detached.  It
  * keeps no state but the time of its next pass.
  */

@@ -215,6 +215,24 @@ grouped_diff() {
 }
 is "$(grouped_diff)" "0 0 of 56" \
 	"the migration grouped every point into kernel_points (56 rows: 28 roofline steps x 2 kernels)"
+# roofline history over months: the newest rows are looked for in the last
+# 92 days first, and in the whole history when those hold fewer than asked.
+# Rows as "time,run", sorted (runs of one month share their time).
+hist() { PGDATABASE=$DB "$BIN/roofline" history --csv "$@" | tail -n +2 | cut -d, -f1,10; }
+newest() {
+	hsql "select string_agg(r, ' ' order by r collate \"C\") from (
+	      select to_char(run_at, 'YYYY-MM-DD HH24:MI') || ',' || run_id r from kernel_trend
+	      where kernel = 'kernel_0' order by at desc limit $1) x"
+}
+is "$(hist kernel_0 | LC_ALL=C sort | paste -sd' ')" "$(newest 1000)" \
+	"roofline history: every run of kernel_0, back 6 months (the last 92 days hold fewer than 1000)"
+is "$(hist kernel_0 | cut -d, -f1 | paste -sd' ')" "$(hist kernel_0 | cut -d, -f1 | LC_ALL=C sort | paste -sd' ')" \
+	"oldest first"
+# (4 rows a month: 2 runs x 2 nodes, one time each month)
+is "$(hist --limit 4 kernel_0 | LC_ALL=C sort | paste -sd' ')" "$(newest 4)" \
+	"--limit 4: this month's 4, the newest (the last 92 days hold them)"
+is "$(hist --limit 20 kernel_0 | LC_ALL=C sort | paste -sd' ')" "$(newest 20)" \
+	"--limit 20: the newest 20, back 4 months (past the 92 days)"
 is "$(hsql "select count(*) from step_records r join steps s on s.id = r.step where r.at <> s.ended_at")" 0 \
 	"step_records.at of the old rows is their step's ended_at"
 is "$(hsql "select count(*) from pg_partitioned_table where partrelid::regclass::text in ('step_records', 'points', 'kernel_profiles', 'ceilings')")" 4 \
