@@ -91,10 +91,10 @@ static int retire(struct db *db, const char *table, const char *aggregates,
 		return -EIO;
 	}
 	for (int i = 0; i < db_rows(due); i++) {
-		const char *remove[] = { table, db_value(due, i, 0), params[2] };
+		const char *one[] = { table, db_value(due, i, 0), params[2] };
 
 		r = db_query(db, "select partition, month, rows, action"
-				 " from rl_history_remove($1, $2, $3)", 3, remove);
+				 " from rl_history_remove($1, $2, $3)", 3, one);
 		if (!r) {
 			log_error("history: cannot apply the retention of %s: %s",
 				  table, db_error(db));
