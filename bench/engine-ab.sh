@@ -131,7 +131,7 @@ settle() {
 
 daemon_start() { # daemon_start V
 	local t0=$SECONDS log=$VAR/$1.log
-	"$VAR/snap-$1/bin/rooflined" --foreground --config "$VAR/$1.yaml" >>"$log" 2>&1 &
+	"$VAR/snap-$1/sbin/rooflined" --foreground --config "$VAR/$1.yaml" >>"$log" 2>&1 &
 	DPID=$!
 	echo "$DPID" >"$VAR/daemon.pid"
 	until grep -qs "started (pid $DPID" "$log"; do
@@ -213,10 +213,10 @@ setup() {
 		[[ $v == base ]] && src=$VAR-src
 		REPO=$src SNAP=$VAR/snap-$v SPOOL=$VAR/spool-$v bench_snapshot smoke.so -- engine-submit
 		# roofline-job under /usr/bin/time: its peak RSS into the attempt dir
-		mv "$VAR/snap-$v/bin/roofline-job" "$VAR/snap-$v/bin/roofline-job.real"
+		mv "$VAR/snap-$v/sbin/roofline-job" "$VAR/snap-$v/sbin/roofline-job.real"
 		printf '#!/bin/sh\nexec /usr/bin/time -f %%M -o "$1/maxrss.kb" %s "$@"\n' \
-			"$VAR/snap-$v/bin/roofline-job.real" >"$VAR/snap-$v/bin/roofline-job"
-		chmod 0755 "$VAR/snap-$v/bin/roofline-job"
+			"$VAR/snap-$v/sbin/roofline-job.real" >"$VAR/snap-$v/sbin/roofline-job"
+		chmod 0755 "$VAR/snap-$v/sbin/roofline-job"
 		SNAP=$VAR/snap-$v SPOOL=$VAR/spool-$v CONF=$VAR/$v.yaml bench_config 2s
 		sed -i "s|^database: .*|database: \"dbname=rl_$v\"|; s|^pidfile: .*|pidfile: $VAR/$v.pid|" "$VAR/$v.yaml"
 		runuser -u postgres -- env -u PGUSER -u PGDATABASE PGHOST="$PGHOST" PGPORT="$PGPORT" \
@@ -287,7 +287,7 @@ batch() {
 slurm_rate() { # slurm_rate TAG: held, as held()
 	local line
 	part_state DOWN
-	line=$("$VAR/snap-new/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "$1")
+	line=$("$VAR/snap-new/lib/rooflined/bench/engine-submit" "$BUSER" "$PART" "$RUNS" "$1")
 	scancel -u "$BUSER"
 	part_state UP
 	echo "$1 v=slurm submit_rate=$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line") load=$(load | tr ' ' /) ($line)"
@@ -356,7 +356,8 @@ part_b() {
 		wait_for 3600 steps_pending "$v" "$lo" "$hi" || die "runs $lo..$hi ($v) not all pending in an hour"
 		read -r -a p <<<"$(event_span "$v" "$lo" "$hi" pending)"
 		read -r -a q <<<"$(event_span "$v" "$lo" "$hi" submitting)"
-		local hwm_filled=$(status_kb "$DPID" VmHWM)
+		local hwm_filled
+		hwm_filled=$(status_kb "$DPID" VmHWM)
 		churn_start
 		sleep 20
 		churn_stop

@@ -125,7 +125,7 @@ part_state() { scontrol update PartitionName="$PART" State="$1"; }
 
 daemon_start() {
 	local t0=$SECONDS
-	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	until grep -qs "started (pid $DPID" "$DLOG"; do
 		((SECONDS - t0 < 60)) || die "rooflined did not start: $(tail -5 "$DLOG")"
@@ -199,7 +199,7 @@ setup() {
 	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	if perf stat -e task-clock true >/dev/null 2>&1 &&
-	    perf probe -q -x "$SNAP/bin/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
+	    perf probe -q -x "$SNAP_SBIN/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
 		perf probe -q -d 'rlb:*' >/dev/null 2>&1
 		PROBES=1
 	fi
@@ -215,7 +215,7 @@ slurm_rates() {
 	report "## S. Slurm's own submit rate ($RUNS jobs, user $BUSER, partition $PART)"
 	for ((r = 1; r <= REPEATS; r++)); do
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
-		line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "sb$r")
+		line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$RUNS" "sb$r")
 		echo "slurm_submit running r$r: $line" >>"$OUT/slurm-submit.txt"
 		rates+=("$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line")")
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
@@ -227,7 +227,7 @@ slurm_rates() {
 		echo "sbatch loop r$r: $RUNS in $(sub "$t1" "$t0") s" >>"$OUT/slurm-submit.txt"
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
 		part_state DOWN
-		line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "held$r")
+		line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$RUNS" "held$r")
 		echo "slurm_submit held r$r: $line" >>"$OUT/slurm-submit.txt"
 		held+=("$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line")")
 		scancel -u "$BUSER"
@@ -241,7 +241,7 @@ slurm_rates() {
 
 # ---- probes: where a submission's wall time goes -----------------------------------------
 probes_add() {
-	local rl=$SNAP/bin/rooflined slurm pq f
+	local rl=$SNAP_SBIN/rooflined slurm pq f
 	perf probe -q -d 'rlb:*' >/dev/null 2>&1 || true
 	slurm=$(ldd "$rl" | awk '/libslurm/ { print $3 }')
 	pq=$(ldd "$rl" | awk '/libpq/ { print $3 }')
@@ -457,7 +457,7 @@ poll_s() { awk -v p="$POLL" 'BEGIN { if (p ~ /ms$/) print p / 1000; else if (p ~
 poll_alone() {
 	local tag=$1 r f=$OUT/engine-poll.$1
 	for ((r = 1; r <= REPEATS; r++)); do
-		"$SNAP/bin/engine-poll" 4 1000 | sed "s/^/$tag r$r /"
+		"$SNAP_BENCH/engine-poll" 4 1000 | sed "s/^/$tag r$r /"
 	done >"$f"
 	# "TAG rN before: rss B kB" then
 	# "TAG rN call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB"

@@ -112,7 +112,7 @@ setup() {
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit
 	bench_config "$POLL"
-	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
 	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
@@ -125,7 +125,7 @@ setup() {
 # ---- S: Slurm's own rate, the same node-pinned jobs, the same call -------------------
 slurm_rate() {
 	local n=$((RUNS * ${#NODES[@]})) line
-	line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
+	line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
 	echo "$line" >>"$OUT/engine-submit.txt"
 	report "S  slurm_submit() alone, $n node-pinned jobs, jobs running: $line (load $(load))"
 	wait_for 1800 no_user_jobs || die "Slurm's jobs did not finish in 30 min"

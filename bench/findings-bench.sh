@@ -77,11 +77,11 @@ eval "$(scripts/cluster env)"
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
 if [[ -n $before ]]; then
 	for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
-	for f in "$SNAP"/share/rooflined/sql/*.sql; do
+	for f in "$SNAP_SQL"/*.sql; do
 		[[ -e $SNAP/before/sql/$(basename "$f") ]] || NEW_SQL+=("$f")
 	done
 else
-	for f in "$SNAP"/share/rooflined/sql/*.sql; do q -f "$f" >/dev/null; done
+	for f in "$SNAP_SQL"/*.sql; do q -f "$f" >/dev/null; done
 fi
 # The history tables are partitioned by month (sql/010_partitions.sql): the
 # months the synthetic history covers get their partitions, as the daemon
@@ -98,7 +98,7 @@ say "# sizes: $((NODES * 2)) GPUs x $((NIGHTS + 1)) nights; $KERNELS kernels x $
 
 # ---- the recordings the synthetic data is made of ----------------------------
 # ert's replay of the recorded H100 (one GPU): 18 ceilings and the sweep.
-CUDA_VISIBLE_DEVICES=0 "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+CUDA_VISIBLE_DEVICES=0 "$SNAP_SBIN/roofline-job" --plugin-dir "$SNAP_PLUGINS" \
 	--run ert --out "$W/ert" replay="$REPO/tests/fixtures/ert/h100-quick.tsv" \
 	quick=true 2>>"$out/setup.log"
 # the hierarchical plugin's points of the kernel_abc and gsrb captures
@@ -106,7 +106,7 @@ mkdir -p "$W/k/ert" "$W/k/abc" "$W/k/gsrb"
 cp tests/fixtures/ert/h100-ert-records.tsv "$W/k/ert/records.tsv"
 cp tests/fixtures/analysis/kernel_abc.records.tsv "$W/k/abc/records.tsv"
 cp tests/fixtures/analysis/gsrb.records.tsv "$W/k/gsrb/records.tsv"
-ROOFLINE_ETC=$REPO/etc "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+ROOFLINE_ETC=$REPO/etc "$SNAP_SBIN/roofline-job" --plugin-dir "$SNAP_PLUGINS" \
 	--run hierarchical --out "$W/k/points" --input ceilings="$W/k/ert" \
 	--input abc="$W/k/abc" --input gsrb="$W/k/gsrb" same_node=false 2>>"$out/setup.log"
 
@@ -248,8 +248,8 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	local label=$1 pdir=$2 plugin=$3 run=$4 d=$W/$1
 	shift 4
 	rm -rf "$d" && mkdir -p "$d"
-	"$SNAP/bin/findings-bench" -P "$plugin" -r "$run" -d "$d" \
-		-j "$SNAP/bin/roofline-job" -p "$pdir" -n "$repeats" "$@" \
+	"$SNAP_BENCH/findings-bench" -P "$plugin" -r "$run" -d "$d" \
+		-j "$SNAP_SBIN/roofline-job" -p "$pdir" -n "$repeats" "$@" \
 		>"$out/$label.txt" 2>>"$out/$label.err"
 	say "$(printf '  %-22s history %7s ms (cpu %6s, pg cpu %7s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
 		"$(field history <"$out/$label.txt" | median)" \
@@ -286,7 +286,7 @@ if [[ -n $before ]]; then
 	q -c 'vacuum analyze runs, steps, ceilings, points'
 fi
 say "## after: this tree ($(git rev-parse --short HEAD))"
-steps_all after "$SNAP/plugins"
+steps_all after "$SNAP_PLUGINS"
 explain_all after
 if [[ -n $before ]]; then
 	differ() { # differ TABLE QUERY: rows of either not in the other
@@ -304,7 +304,7 @@ fi
 # series trigger and without it; each in a transaction rolled back.
 if q -c "select 1 from pg_trigger where tgname = 'ceilings_series_merge' and tgparentid = 0" | grep -q 1; then
 	ingest_ms() { # ingest_ms row|bulk on|off
-		local off= body
+		local off='' body
 		[[ $2 == off ]] && off='alter table ceilings disable trigger ceilings_series_merge;'
 		if [[ $1 == row ]]; then
 			body="for c in select * from ceilings where run_id = $FRUN order by id loop

@@ -280,6 +280,7 @@ generate_history() {
 	# the schema as it was before 015_history_time (which the benchmark applies
 	# after timing the queries on 010's views)
 	for f in sql/[0-9]*.sql; do
+		# shellcheck disable=SC2071 # file names, compared as strings
 		[[ ${f#sql/} < 015 ]] || continue
 		q -1 -f "$f" >/dev/null
 	done
@@ -414,7 +415,7 @@ rollback;"
 # history queries again (same rows), `roofline history` (its query and the
 # command), and what the trigger adds to an ingest.
 kernel_points_phase() {
-	local k1=$1 start q1old q3old q3sold q2old q2new since with without
+	local k1=$1 start q1old q3old q3sold q2old q2new since
 	q1old=$(rows_md5 "$(DOCS_Q 1 "$k1")") q3old=$(rows_md5 "$(DOCS_Q 2)") q3sold=$(rows_md5 "$Q3S_016")
 	# `roofline history kernel_1` as 016's CLI chose its rows (the newest
 	# 1,000 by run_at): run, node and GFLOP/s of each, to compare
