@@ -37,13 +37,24 @@
 #   -o  where raw results go (default /tmp/engine-bench.DATE)
 # Environment: ROOFLINE_VAR (default <repo>/var/bench: the private cluster,
 # removed at the end unless KEEP=1).  Needs root, perf for the per-tick counts
-# and profiles (without it: wall-time estimates only).
+# and profiles (without it: wall-time estimates only).  A cluster already
+# running in ROOFLINE_VAR is used (bench/lib.sh).  BENCH_VARIANT names another
+# build than release.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -r 1 -n 3 -m 3 -p 1s
+# -w 1 -H 5, -o $BENCH_SMOKE_DIR (else a new temporary directory), the
+# settling sleeps 1 s, no wait for Slurm to forget finished jobs, and no perf
+# probes or profiles (said in the summary).
 set -euo pipefail
 
 PROG=engine-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPEATS=3 RUNS=1000 TRACKED=10000 POLL=2s WINDOW=30 HISTORY=100000 PARTS=SAIB
 OUT=/tmp/engine-bench.$(date +%Y%m%d-%H%M%S)
+SETTLE=5 # seconds the job table is left to settle before a window
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	REPEATS=1 RUNS=3 TRACKED=3 POLL=1s WINDOW=1 HISTORY=5 SETTLE=1
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/engine-bench-smoke.XXXXXX)}
+fi
 while getopts r:n:m:p:w:H:x:o:h opt; do
 	case $opt in
 	r) REPEATS=$OPTARG ;;
@@ -61,7 +72,6 @@ done
 
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/bench}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 PART=bench
 # MaxJobCount: M held jobs plus the finished ones Slurm keeps for MinJobAge.
 # batch_sched_delay=0 and an oversubscribed partition: jobs start as fast as
@@ -184,28 +194,27 @@ event_span() {
 
 # ---- setup -------------------------------------------------------------------------
 setup() {
-	say "building (VARIANT=release)"
-	make -s -C "$REPO" VARIANT=release all engine-bench-tools >/dev/null
+	say "building (VARIANT=$BENCH_VARIANT)"
+	make -s -C "$REPO" VARIANT="$BENCH_VARIANT" all engine-bench-tools >/dev/null
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
-		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
-	eval "$("$REPO/scripts/cluster" env)"
-	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	bench_cluster_start || die "cluster did not start"
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit engine-poll
 	bench_config "$POLL"
 	daemon_start
 	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
-	if perf stat -e task-clock true >/dev/null 2>&1 &&
+	if ((BENCH_SMOKE)); then
+		say "smoke: skipped the perf probes and profiles"
+	elif perf stat -e task-clock true >/dev/null 2>&1 &&
 	    perf probe -q -x "$SNAP_SBIN/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
 		perf probe -q -d 'rlb:*' >/dev/null 2>&1
 		PROBES=1
 	fi
 	report "# engine benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"
-	report "# settings: parts $PARTS, repeats $REPEATS, runs $RUNS, tracked $TRACKED, poll_interval $POLL, window ${WINDOW}s, history $HISTORY; perf probes $( ((PROBES)) && echo yes || echo no); load at start $(load)"
+	report "# settings:$( ((BENCH_SMOKE)) && echo ' SMOKE (tiny sizes, no perf),') parts $PARTS, repeats $REPEATS, runs $RUNS, tracked $TRACKED, poll_interval $POLL, window ${WINDOW}s, history $HISTORY; perf probes $( ((PROBES)) && echo yes || echo no); load at start $(load)"
 }
 
 # ---- S: Slurm's own submit rate ----------------------------------------------------------
@@ -543,11 +552,12 @@ part_b() {
 	read -r -a q <<<"$(event_span "$lo" "$hi" submitting)"
 	report "jobs submitted/s while held (first 'submitting' to last 'pending' of $TRACKED): $(div "${p[0]}" "$(sub "${p[2]}" "${q[1]}")" %.1f)"
 	# Slurm keeps finished jobs for MinJobAge: wait until only ours are left.
-	WAIT_STEP=10 wait_for 400 slurm_jobs_at_most "$TRACKED" ||
+	# (not in a smoke run: MinJobAge is 300 s)
+	((BENCH_SMOKE)) || WAIT_STEP=10 wait_for 400 slurm_jobs_at_most "$TRACKED" ||
 		say "warning: Slurm still holds $(slurm_job_count) jobs"
 	report "jobs in slurmctld: $(slurm_job_count); daemon RSS now $(status_kb "$DPID" VmRSS) kB, VmHWM $(status_kb "$DPID" VmHWM) kB"
 	((PROBES)) && probes_add
-	sleep 5
+	sleep "$SETTLE"
 	lines=()
 	for ((r = 1; r <= REPEATS; r++)); do
 		line=$(window "quiet$r")
@@ -568,7 +578,7 @@ part_b() {
 	poll_alone quiet
 	((PROBES)) && profile quiet
 	churn_start
-	sleep 3
+	sleep "$((SETTLE < 3 ? SETTLE : 3))"
 	lines=()
 	for ((r = 1; r <= REPEATS; r++)); do
 		line=$(window "churn$r")
@@ -593,7 +603,7 @@ part_b() {
 	explain_all tracked | tee -a "$OUT/summary.txt"
 	if ((HISTORY > 0)); then
 		add_history
-		sleep 3
+		sleep "$((SETTLE < 3 ? SETTLE : 3))"
 		line=$(window history)
 		echo "$line" >>"$OUT/part-b.txt"
 		report "with $HISTORY finished runs of history added (quiet, one window):"

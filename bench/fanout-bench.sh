@@ -25,14 +25,21 @@
 #   -p  the daemon's poll_interval (default 2s, rooflined's default)
 #   -o  where raw results go (default /tmp/fanout-bench.DATE)
 # Environment: ROOFLINE_VAR (default <repo>/var/fanout-bench: the private
-# cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1).
-# Needs root.
+# cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1; one
+# already running there is used, bench/lib.sh).  Needs root.  BENCH_VARIANT
+# names another build than release.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 2 -p 1s, -o
+# $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
 
 PROG=fanout-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=250 POLL=2s
 OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	RUNS=2 POLL=1s
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/fanout-bench-smoke.XXXXXX)}
+fi
 while getopts n:p:o:h opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
@@ -46,7 +53,6 @@ done
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/fanout-bench}
 export ROOFLINE_NODES=${ROOFLINE_NODES:-4}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 PART=fan
 # An oversubscribed partition over the same nodes and no batch delay, so that
 # the jobs start as fast as this machine can run them (the measure is the
@@ -99,15 +105,13 @@ cleanup() {
 }
 
 setup() {
-	say "building (VARIANT=release)"
-	make -s -C "$REPO" VARIANT=release build/release/bin/rooflined build/release/bin/roofline-job \
-		build/release/plugins/smoke.so engine-bench-tools >/dev/null
+	local b=build/$BENCH_VARIANT
+	say "building (VARIANT=$BENCH_VARIANT)"
+	make -s -C "$REPO" VARIANT="$BENCH_VARIANT" $b/bin/rooflined $b/bin/roofline $b/bin/roofline-job \
+		$b/plugins/smoke.so engine-bench-tools >/dev/null
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
-		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
-	eval "$("$REPO/scripts/cluster" env)"
-	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	bench_cluster_start || die "cluster did not start"
 	mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p "$PART" -o '%N' | head -1)")
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit

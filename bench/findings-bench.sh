@@ -15,10 +15,14 @@
 #   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes;
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14)
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 1, NODES=2 NIGHTS=3
+# KERNELS=3 KRUNS=3 WINDOW=3, -o $BENCH_SMOKE_DIR (else a new temporary
+# directory).  BENCH_VARIANT names another build than release.
 #
 # It builds VARIANT=release, copies what it runs into the cluster directory
 # (var/bench-findings, own PostgreSQL 15 and a one-node Slurm it does not
-# use), applies sql/*.sql with psql, and generates the history in
+# use; ROOFLINE_VAR names another, and one already running there is used,
+# bench/lib.sh), applies sql/*.sql with psql to a database of its own, and generates the history in
 # PostgreSQL (bench/findings-bench.sql: recorded figures x declared noise,
 # labelled synthetic, a few declared perturbations).  Each step is run by
 # bench/findings-bench.c, which links daemon/history.c: (a) the history
@@ -30,6 +34,10 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 PROG=findings-bench
 repeats=5 out=/tmp/findings-bench.$(date -u +%Y%m%dT%H%M%S) before=
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	repeats=1 out=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/findings-bench-smoke.XXXXXX)}
+	: "${NODES:=2}" "${NIGHTS:=3}" "${KERNELS:=3}" "${KRUNS:=3}" "${WINDOW:=3}"
+fi
 while getopts n:o:b: opt; do
 	case $opt in
 	n) repeats=$OPTARG ;;
@@ -44,23 +52,25 @@ mkdir -p "$out"
 SUMMARY=$out/summary.txt
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 
-export ROOFLINE_VAR=$REPO/var/bench-findings
+export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/bench-findings}
 VAR=$ROOFLINE_VAR
+# shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 trap bench_cluster_release EXIT
 
 PLUGINS=(fleet.so regressions.so ert.so hierarchical.so)
-make -s -j2 VARIANT=release build/release/bin/{rooflined,roofline,roofline-job} \
-	"${PLUGINS[@]/#/build/release/plugins/}" build/release/bench/findings-bench
-rm -rf "$VAR/snap" "$VAR/work"
-mkdir -p "$VAR"
+B=build/$BENCH_VARIANT
+make -s -j2 VARIANT="$BENCH_VARIANT" $B/bin/{rooflined,roofline,roofline-job} \
+	"${PLUGINS[@]/#/$B/plugins/}" $B/bench/findings-bench
+rm -rf "$SNAP" "$WORK/work"
+mkdir -p "$WORK"
 bench_snapshot "${PLUGINS[@]}" -- findings-bench
-W=$VAR/work
+W=$WORK/work
 mkdir -p "$W"
 
 # COMMIT's plugins and migrations, built in a worktree of their own.
 if [[ -n $before ]]; then
-	bt=$VAR/before-tree
+	bt=$WORK/before-tree
 	git worktree remove --force "$bt" 2>/dev/null || rm -rf "$bt"
 	git worktree add --detach "$bt" "$before" >/dev/null 2>&1
 	make -s -C "$bt" -j2 VARIANT=release build/release/plugins/fleet.so \
@@ -72,8 +82,8 @@ if [[ -n $before ]]; then
 	git worktree remove --force "$bt"
 fi
 
-scripts/cluster start --nodes 1 >/dev/null
-eval "$(scripts/cluster env)"
+bench_cluster_start --nodes 1 || { echo "$PROG: the cluster did not start" >&2; exit 1; }
+bench_database findings_bench
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
 if [[ -n $before ]]; then
 	for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
@@ -311,8 +321,9 @@ if q -c "select 1 from pg_trigger where tgname = 'ceilings_series_merge' and tgp
 				insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*;
 			end loop;"
 		else
-			body="insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
-			      from ceilings c where run_id = $FRUN order by id;"
+			# (src, not c: c is the block's variable)
+			body="insert into ceilings select (jsonb_populate_record(src, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
+			      from ceilings src where run_id = $FRUN order by id;"
 		fi
 		q -c "begin; $off
 		      do \$\$ declare c ceilings; nr bigint; t0 timestamptz := clock_timestamp(); begin

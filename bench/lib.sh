@@ -42,6 +42,7 @@ else
 	WORK=$VAR
 fi
 BENCH_PARTITION= # the partition this benchmark made on a running cluster
+BENCH_DB=        # the database bench_database made
 
 SNAP=$WORK/snap
 SNAP_BIN=$SNAP/bin
@@ -128,12 +129,27 @@ bench_cluster_start() {
 	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
 }
 
+# bench_database NAME: a new, empty database NAME (owner rooflined) on the
+# cluster, exported as PGDATABASE, dropped by bench_cluster_release: what
+# the benchmark writes with psql stays out of the cluster's own database.
+bench_database() {
+	runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres PGHOST="$PGHOST" \
+		PGPORT="$PGPORT" psql -X -q -v ON_ERROR_STOP=1 -c "set client_min_messages = warning" \
+		-c "drop database if exists $1" \
+		-c "create database $1 owner rooflined" >/dev/null || return 1
+	BENCH_DB=$1
+	export PGDATABASE=$1
+}
+
 # bench_cluster_release: on a cluster it started, stop it and remove $VAR
 # (with KEEP=1, leave it running and say so); on a running one it took,
-# remove its partition and $WORK only.
+# remove its partition, its database and $WORK only.
 bench_cluster_release() {
 	if ((BENCH_REUSE)); then
 		[[ -z $BENCH_PARTITION ]] || scontrol delete PartitionName="$BENCH_PARTITION" || true
+		[[ -z $BENCH_DB ]] || runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres \
+			PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q \
+			-c "drop database if exists $BENCH_DB with (force)" >/dev/null || true
 		rm -rf "$WORK"
 	elif [[ ${KEEP:-0} == 1 ]]; then
 		printf '%s: KEEP=1: cluster left running in %s\n' "$PROG" "$VAR" >&2
