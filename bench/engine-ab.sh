@@ -42,18 +42,18 @@
 # running, bench/lib.sh).
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): "base" is the working tree's
 # build too (BENCH_VARIANT, no second build: -b is ignored), defaults -r 1
-# -n 3 -m 3 -H 5, 2 runs per batch in H, 1 s of churn in B, no wait for Slurm
-# to forget finished jobs, -o $BENCH_SMOKE_DIR (else a new temporary
-# directory).
+# -n 3 -m 3 -H 5, poll_interval 300ms (not 2s), 2 runs per batch in H, 1 s
+# of churn in B, no wait for Slurm to forget finished jobs, -o
+# $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
 
 PROG=engine-ab
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BASE_REV='' ROUNDS=3 RUNS=1000 TRACKED=10000 HIST="1000 10000 100000" PARTS=ABH
 OUT=/tmp/engine-ab.$(date +%Y%m%d-%H%M%S)
-H_RUNS=50 CHURN_S=20
+H_RUNS=50 CHURN_S=20 POLL=2s
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
-	ROUNDS=1 RUNS=3 TRACKED=3 HIST=5 H_RUNS=2 CHURN_S=1
+	ROUNDS=1 RUNS=3 TRACKED=3 HIST=5 H_RUNS=2 CHURN_S=1 POLL=300ms
 	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/engine-ab-smoke.XXXXXX)}
 fi
 while getopts b:r:n:m:H:x:o:h opt; do
@@ -239,7 +239,7 @@ setup() {
 		printf '#!/bin/sh\nexec /usr/bin/time -f %%M -o "$1/maxrss.kb" %s "$@"\n' \
 			"$WORK/snap-$v/sbin/roofline-job.real" >"$WORK/snap-$v/sbin/roofline-job"
 		chmod 0755 "$WORK/snap-$v/sbin/roofline-job"
-		SNAP=$WORK/snap-$v SPOOL=$WORK/spool-$v CONF=$WORK/$v.yaml bench_config 2s
+		SNAP=$WORK/snap-$v SPOOL=$WORK/spool-$v CONF=$WORK/$v.yaml bench_config "$POLL"
 		sed -i "s|^database: .*|database: \"dbname=rl_$v\"|; s|^pidfile: .*|pidfile: $WORK/$v.pid|" "$WORK/$v.yaml"
 		runuser -u postgres -- env -u PGUSER -u PGDATABASE PGHOST="$PGHOST" PGPORT="$PGPORT" \
 			psql -X -q -d postgres -c "set client_min_messages = warning" \
@@ -253,7 +253,7 @@ setup() {
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# engine A/B, $(date -u +%Y-%m-%dT%H:%MZ): base $BASE_SHORT, new $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql plugins jobs || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r); $(sinfo -V); PostgreSQL $(psql -X -t -A -c 'show server_version')"
-	report "# settings:$( ((BENCH_SMOKE)) && echo ' SMOKE (tiny sizes, base = the working tree),') parts $PARTS, rounds $ROUNDS, runs $RUNS, tracked $TRACKED, history '$HIST', poll_interval 2s; load at start $(load)"
+	report "# settings:$( ((BENCH_SMOKE)) && echo ' SMOKE (tiny sizes, base = the working tree),') parts $PARTS, rounds $ROUNDS, runs $RUNS, tracked $TRACKED, history '$HIST', poll_interval $POLL; load at start $(load)"
 }
 
 # ---- A: submission -------------------------------------------------------------------

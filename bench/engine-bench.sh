@@ -40,9 +40,9 @@
 # and profiles (without it: wall-time estimates only).  A cluster already
 # running in ROOFLINE_VAR is used (bench/lib.sh).  BENCH_VARIANT names another
 # build than release.
-# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -r 1 -n 3 -m 3 -p 1s
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -r 1 -n 3 -m 3 -p 300ms
 # -w 1 -H 5, -o $BENCH_SMOKE_DIR (else a new temporary directory), the
-# settling sleeps 1 s, no wait for Slurm to forget finished jobs, and no perf
+# settling sleeps 1 s, 100 ms between engine-poll's calls, no wait for Slurm to forget finished jobs, and no perf
 # probes or profiles (said in the summary).
 set -euo pipefail
 
@@ -50,9 +50,10 @@ PROG=engine-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPEATS=3 RUNS=1000 TRACKED=10000 POLL=2s WINDOW=30 HISTORY=100000 PARTS=SAIB
 OUT=/tmp/engine-bench.$(date +%Y%m%d-%H%M%S)
-SETTLE=5 # seconds the job table is left to settle before a window
+SETTLE=5        # seconds the job table is left to settle before a window
+POLL_GAP_MS=1000 # between engine-poll's calls
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
-	REPEATS=1 RUNS=3 TRACKED=3 POLL=1s WINDOW=1 HISTORY=5 SETTLE=1
+	REPEATS=1 RUNS=3 TRACKED=3 POLL=300ms WINDOW=1 HISTORY=5 SETTLE=1 POLL_GAP_MS=100
 	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/engine-bench-smoke.XXXXXX)}
 fi
 while getopts r:n:m:p:w:H:x:o:h opt; do
@@ -422,7 +423,8 @@ churn_stop() { kill "$CHURN_PID" 2>/dev/null; wait "$CHURN_PID" 2>/dev/null || t
 
 # window TAG: one steady-state window; prints "TAG key=value ..."
 # The daemon's CPU is read from /proc/PID/stat (utime + stime) before and
-# after; ticks are its sleeps, poll(NULL, 0, interval), counted by perf (or,
+# after; ticks are its sleeps, poll() on its two wake-up descriptors for
+# poll_interval (daemon/rooflined.c's wait_for_work), counted by perf (or,
 # without perf, estimated from the wall time); with uprobes, the wall time of
 # each engine_tick() and of the calls inside it is recorded too.
 window() {
@@ -435,7 +437,7 @@ window() {
 		sleep 1
 	fi
 	pc0=$(cpu_s "$pg") cc0=$(cpu_s "$ctld") dc0=$(cpu_s "$DPID") t0=$(now)
-	if perf stat -x, -o "$OUT/perf-stat.$tag" -e syscalls:sys_enter_poll --filter 'nfds == 0' \
+	if perf stat -x, -o "$OUT/perf-stat.$tag" -e syscalls:sys_enter_poll --filter "nfds == 2 && timeout_msecs == $(poll_ms)" \
 		-p "$DPID" -- sleep "$WINDOW" 2>/dev/null; then
 		ticks=$(awk -F, '/sys_enter_poll/ { print $1 }' "$OUT/perf-stat.$tag")
 	else
@@ -460,13 +462,14 @@ window() {
 		"slurmctld_ms_per_tick=$(div "$(sub "$cc1" "$cc0")" "$ticks" %.4f | awk '{ printf "%.1f", $1 * 1000 }')" \
 		"rss_kb=$(status_kb "$DPID" VmRSS) hwm_kb=$(status_kb "$DPID" VmHWM) load=$(load | tr ' ' /)"
 }
+poll_ms() { awk -v s="$(poll_s)" 'BEGIN { printf "%d", s * 1000 + 0.5 }'; }
 poll_s() { awk -v p="$POLL" 'BEGIN { if (p ~ /ms$/) print p / 1000; else if (p ~ /m$/) print p * 60; else print p + 0 }'; }
 
 # poll_alone TAG: REPEATS processes of engine-poll: a full load, then 3 more
 poll_alone() {
 	local tag=$1 r f=$OUT/engine-poll.$1
 	for ((r = 1; r <= REPEATS; r++)); do
-		"$SNAP_BENCH/engine-poll" 4 1000 | sed "s/^/$tag r$r /"
+		"$SNAP_BENCH/engine-poll" 4 "$POLL_GAP_MS" | sed "s/^/$tag r$r /"
 	done >"$f"
 	# "TAG rN before: rss B kB" then
 	# "TAG rN call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB"

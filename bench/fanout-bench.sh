@@ -59,7 +59,7 @@ PART=fan
 # submission and the fan-in, not the jobs).
 export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 + 1000))
 SchedulerParameters=batch_sched_delay=0
-PartitionName=$PART Nodes=rl-node[1-$ROOFLINE_NODES] OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
+PartitionName=$PART Nodes=ALL OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 DPID=
