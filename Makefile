@@ -187,7 +187,8 @@ demo:
 	scripts/demo
 
 # Each benchmark is a script (they start their own clusters or need the GPU);
-# docs/benchmarks.md lists them with their results.
+# docs/benchmarks.md lists them with their results.  BENCH_SMOKE=1 runs one
+# at its smoke size; tests/integration/bench-smoke.t runs them all so.
 bench:
 	$(MAKE) VARIANT=release all
 	@echo "benchmarks: $$(ls bench/*.sh | tr '\n' ' ')"

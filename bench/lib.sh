@@ -143,14 +143,18 @@ bench_database() {
 
 # bench_cluster_release: on a cluster it started, stop it and remove $VAR
 # (with KEEP=1, leave it running and say so); on a running one it took,
-# remove its partition, its database and $WORK only.
+# remove its partition, its database and $WORK only (KEEP=1: not $WORK).
 bench_cluster_release() {
 	if ((BENCH_REUSE)); then
 		[[ -z $BENCH_PARTITION ]] || scontrol delete PartitionName="$BENCH_PARTITION" || true
 		[[ -z $BENCH_DB ]] || runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres \
 			PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q \
 			-c "drop database if exists $BENCH_DB with (force)" >/dev/null || true
-		rm -rf "$WORK"
+		if [[ ${KEEP:-0} == 1 ]]; then
+			printf '%s: KEEP=1: its files left in %s\n' "$PROG" "$WORK" >&2
+		else
+			rm -rf "$WORK"
+		fi
 	elif [[ ${KEEP:-0} == 1 ]]; then
 		printf '%s: KEEP=1: cluster left running in %s\n' "$PROG" "$VAR" >&2
 	elif [[ -d $VAR ]]; then
