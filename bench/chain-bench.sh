@@ -53,9 +53,16 @@ DPID=
 . "$REPO/bench/lib.sh"
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
 
+# (the daemon's wait says 143: not this script's status, and set -e must not
+# stop the release on it)
 cleanup() {
-	[[ -n $DPID ]] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	local rc=$?
+	if [[ -n $DPID ]]; then
+		kill -TERM "$DPID" 2>/dev/null || true
+		wait "$DPID" 2>/dev/null || true
+	fi
 	bench_cluster_release
+	exit "$rc"
 }
 trap cleanup EXIT
 
