@@ -139,6 +139,11 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o 
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) $(CMOCKA_LIBS) -ldl -lm
 
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
+# The benchmarks' C helpers (bench/*.c, mk/bench.mk, analyze.mk, collect.mk)
+# are built with the tests, and tests/integration/bench-smoke.t runs them
+# through their scripts, so that they do not rot.
+TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench analysis-bench \
+                ncu-parse-bench,$(B)/bench/$(p))
 
 unit-build: all $(UNIT_BINS) $(TEST_DEPS)
 
@@ -182,7 +187,8 @@ demo:
 	scripts/demo
 
 # Each benchmark is a script (they start their own clusters or need the GPU);
-# docs/benchmarks.md lists them with their results.
+# docs/benchmarks.md lists them with their results.  BENCH_SMOKE=1 runs one
+# at its smoke size; tests/integration/bench-smoke.t runs them all so.
 bench:
 	$(MAKE) VARIANT=release all
 	@echo "benchmarks: $$(ls bench/*.sh | tr '\n' ' ')"
