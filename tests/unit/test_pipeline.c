@@ -279,7 +279,7 @@ static const struct {
 	{ HEAD "  - {id: a, plugin: smoke, timeout: 0}\n",
 	  "3:37: invalid duration '0' for 'timeout' in step 'a' (use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S, or 90s, 15m, 2h, 1d)" },
 	{ HEAD "  - {id: a, plugin: smoke, on: daemon, timeout: \"3000000000s\"}\n",
-	  "3:48: duration '3000000000s' for 'timeout' in step 'a' is too long (at most 2147483647 s, about 68 years)" },
+	  "3:49: duration '3000000000s' for 'timeout' in step 'a' is too long (at most 2147483647 s, about 68 years)" },
 	{ HEAD "  - {id: a, plugin: smoke, pending_limit: 99999999999}\n",
 	  "3:43: duration '99999999999' for 'pending_limit' in step 'a' is too long (at most 2147483647 s, about 68 years)" },
 	{ HEAD "  - {id: a, plugin: smoke}\nslurm: {time: \"30000000-0\"}\n",
