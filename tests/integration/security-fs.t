@@ -30,6 +30,8 @@ chmod 0644 "$CANARY"
 mkdir -p "$CANARY_DIR"
 chmod 0755 "$CANARY_DIR"
 canaries() { stat -c '%U:%G %a' "$CANARY" "$CANARY_DIR" | paste -sd,; echo "$(ls -A "$CANARY_DIR")"; }
+canary_file() { stat -c '%U:%G %a' "$CANARY"; }
+canary_dir() { stat -c '%U:%G %a' "$CANARY_DIR"; echo "$(ls -A "$CANARY_DIR")"; }
 CANARIES=$(canaries)
 is "$CANARIES" "root:root 644,root:root 755" "the canaries: root's file (0644) and root's empty directory (0755)"
 
@@ -81,10 +83,12 @@ queue_with_file() { # queue_with_file NAME YAML: alice's run with inputs/data.tx
 run=$(queue_with_file overflow "$body")
 ok "alice queued run $run (an overflowing timeout and a file) by SQL" test "$run" -gt 0 2>/dev/null
 as alice python3 "$racer" "$SPOOL/run-$run/inputs" "$CANARY" 15
-is "$(canaries)" "$CANARIES" "after 15 s of swapping inputs/data.txt for a link, root's file keeps owner and mode"
+is "$(canary_file)" "root:root 644" "after 15 s of swapping inputs/data.txt for a link, root's file keeps owner and mode"
 is "$(run_state "$run")" failed "the run failed (it is not prepared again and again)"
 like "$(sql "select error from runs where id = $run")" "duration '3000000000s' for 'timeout' in step 'render' is too long" \
 	"its error says why"
+# (before the fix it stayed queued for ever: out of the way of what follows)
+sql "update runs set state = 'cancelled', ended_at = now() where id = $run and state = 'queued'" >/dev/null
 
 # ---- finding 2: a step named inputs, its attempt directory swapped for a link --
 # The daemon is held (a lock on run_nodes, which it reads between making the
@@ -109,7 +113,7 @@ if [[ $(run_state "$run") == running ]]; then
 	wait "$holder" 2>/dev/null
 	wait_run "$run" 60
 fi
-is "$(canaries)" "$CANARIES" "root's directory keeps owner, mode and contents (nothing written into it)"
+is "$(canary_dir)" "root:root 755" "root's directory keeps owner, mode and contents (nothing written into it)"
 is "$(run_state "$run")" failed "the run with a step named 'inputs' failed"
 like "$(sql "select error from runs where id = $run")" "step id 'inputs' is reserved" \
 	"refused when the daemon re-read it: the id is reserved"
@@ -142,8 +146,9 @@ sleep 3
 c1=$(ticks)
 ok "the daemon idles: $((c1 - c0)) CPU ticks in 3 s (under 60, 20 %)" test $((c1 - c0)) -lt 60
 sql "drop trigger security_fs_poison on steps" >/dev/null
+sql "update runs set state = 'cancelled', ended_at = now() where pipeline_name like 'poison-%' and state = 'queued'" >/dev/null
 
-# ---- finding 5: a FIFO for a report ---------------------------------------------
+# ---- finding 6: users' pages cannot script the staff's view ----------------------
 # kernel-abc-replay's report, then a step that holds the run open while
 # alice replaces the page she owns
 F=$ROOT/tests/fixtures
@@ -160,21 +165,7 @@ submit_page() { # the run id
 	as alice "$BIN/roofline" submit --attach "$TEST_TMP/h100-quick.tsv" \
 		--attach "$TEST_TMP/kernel_abc.raw.csv" "$TEST_TMP/page.yaml" 2>>"$TEST_TMP/submit.err"
 }
-run=$(submit_page)
-page=$SPOOL/run-$run/report/attempt-1/report.html
-wait_for "[[ \$(sql \"select state from steps where run_id = $run and step_id = 'hold'\") == running ]]" 60
-ok "the report step wrote its page" test -f "$page"
-as alice sh -c "rm '$page' && mkfifo -m 0600 '$page'"
-on_exit "timeout 2 sh -c \"exec 3>'$page'\" 2>/dev/null || true"
-wait_run "$run" 60
-run2=$(submit_as alice "$TEST_TMP/good.yaml")
-wait_run "$run2" 30
-is "$(run_state "$run2")" succeeded "a FIFO for a report does not hang the daemon: the next run succeeded"
-like "$(cat "$DAEMON_LOG")" "site: cannot write the report of run $run: Operation not permitted" \
-	"the site logs the report it refused"
-
-# ---- finding 6: users' pages cannot script the staff's view ----------------------
-ok "alice's site directory exists" test -d "$SITE/users/alice"
+ok "alice's site directory exists (the runs above ended)" test -d "$SITE/users/alice"
 as alice ln -s /etc/passwd "$SITE/users/alice/leak.html" 2>/dev/null
 run=$(submit_page)
 page=$SPOOL/run-$run/report/attempt-1/report.html
@@ -213,6 +204,7 @@ steps:
 run=$(submit_as alice "$TEST_TMP/sleeper.yaml")
 wait_for "pgrep -u alice -f 'roofline-job .*/run-$run/' >/dev/null" 30
 job=$(pgrep -u alice -f "roofline-job .*/run-$run/" | head -1)
+ok "alice's roofline-job runs (pid $job)" test -n "$job"
 fds=$(for f in /proc/"$job"/fd/*; do printf '%s -> %s\n' "${f##*/}" "$(readlink "$f")"; done)
 diag "roofline-job's descriptors: $(paste -sd' ' <<<"$fds")"
 unlike "$fds" '\.locks/' "the step's lock file is not open in the user's process"
@@ -222,19 +214,26 @@ is "$(awk '/^SigBlk:/ { print $2 }' "/proc/$job/status")" 0000000000000000 "and 
 wait_run "$run" 60
 is "$(run_state "$run")" succeeded "the daemon-side step ran to its end"
 
-# the programs of daemon-side steps are the facility's
-evil=$TEST_TMP/alice-gnuplot
-printf '#!/bin/sh\ntouch %s/pwned\n' "$TEST_TMP" >"$evil"
+# the programs of daemon-side steps are the facility's: kernel-abc-replay's
+# points, charted on the daemon by "gnuplot" from alice's home
+mkdir -p "$TEST_TMP/alice-home"
+chown alice: "$TEST_TMP/alice-home"
+evil=$TEST_TMP/alice-home/gnuplot
+printf '#!/bin/sh\ntouch %s/pwned\ncat >/dev/null\n' "$TEST_TMP/alice-home" >"$evil"
+chown alice: "$evil"
 chmod 0755 "$evil"
-yaml ownprog "name: ownprog
-steps:
-  - { id: chart, plugin: gnuplot, on: daemon, with: { gnuplot: $evil } }"
-run=$(submit_as alice "$TEST_TMP/ownprog.yaml")
-wait_run "$run" 60
+{
+	awk '/^  - id: report/ { exit } { print }' "$TEST_TMP/page.yaml" | sed 's/^name: .*/name: ownprog/'
+	printf '  - { id: chart, plugin: gnuplot, needs: [roofline], on: daemon, with: { gnuplot: %s } }\n' "$evil"
+} >"$TEST_TMP/ownprog.yaml"
+chmod 0644 "$TEST_TMP/ownprog.yaml"
+run=$(as alice "$BIN/roofline" submit --attach "$TEST_TMP/h100-quick.tsv" \
+	--attach "$TEST_TMP/kernel_abc.raw.csv" "$TEST_TMP/ownprog.yaml" 2>>"$TEST_TMP/submit.err")
+wait_run "$run" 90
 is "$(run_state "$run")" failed "a user's daemon-side step that names its own gnuplot fails"
 like "$(sql "select error from runs where id = $run")" "option 'gnuplot' of step 'chart' names a program.*gnuplot_program" \
 	"before it starts, naming the option and the configuration key"
-ok "her program did not run" test ! -e "$TEST_TMP/pwned"
+ok "her program did not run" test ! -e "$TEST_TMP/alice-home/pwned"
 
 # the facility can turn users' daemon-side steps off
 daemon_stop
@@ -263,6 +262,20 @@ wait_run "$run" 30
 like "$(sql "select error from runs where id = $run")" $'bad\nrooflined' "her error, with its newline, is the run's"
 is "$(grep -c '^rooflined\[1\]: error: forged line' "$DAEMON_LOG")" 0 "a user's newline does not start a line of the daemon's log"
 like "$(grep "run $run failed" "$DAEMON_LOG")" 'bad\\nrooflined' "it is written escaped (\\n)"
+
+# ---- finding 5: a FIFO for a report (last: the daemon before the fix hung) -------
+run=$(submit_page)
+page=$SPOOL/run-$run/report/attempt-1/report.html
+wait_for "[[ \$(sql \"select state from steps where run_id = $run and step_id = 'hold'\") == running ]]" 60
+ok "the report step wrote its page" test -f "$page"
+as alice sh -c "rm '$page' && mkfifo -m 0600 '$page'"
+on_exit "timeout 2 sh -c \"exec 3>'$page'\" 2>/dev/null || true"
+wait_run "$run" 60
+run2=$(submit_as alice "$TEST_TMP/good.yaml")
+wait_run "$run2" 30
+is "$(run_state "$run2")" succeeded "a FIFO for a report does not hang the daemon: the next run succeeded"
+like "$(cat "$DAEMON_LOG")" "site: cannot write the report of run $run: Operation not permitted" \
+	"the site logs the report it refused"
 
 is "$(canaries)" "$CANARIES" "at the end, root's canaries are as they were"
 done_testing
