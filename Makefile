@@ -139,6 +139,9 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o 
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) $(CMOCKA_LIBS) -ldl -lm
 
+# root's work in the run directories (daemon/spool_dirs.c, site_files.c)
+$(B)/tests/test_spool_dirs: $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o
+
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
 
 unit-build: all $(UNIT_BINS) $(TEST_DEPS)
