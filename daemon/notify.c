@@ -98,7 +98,7 @@ static const char *run_hook(const struct engine *e, const char *id,
 
 	if (hook_identity(e, &uid, &gid, &home) < 0)
 		return "no user to run the notify command as";
-	if (pipe(fds) < 0)
+	if (pipe2(fds, O_CLOEXEC) < 0)
 		return "cannot make a pipe";
 	pid = fork();
 	if (pid < 0) {

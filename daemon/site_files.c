@@ -130,7 +130,7 @@ bool site_file_ours(int dir_fd, const char *name, const struct site_owner *o)
 void site_dir_prune(int dir_fd, const struct site_owner *o,
 		    void (*gone)(const char *name, const char *why))
 {
-	int fd = dup(dir_fd);
+	int fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
 
