@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -203,12 +204,33 @@ static void attempt_names(const struct step_row *s, int attempt, char **step,
 }
 
 /*
+ * An attempt directory that exists already in step_fd (root's alone: only
+ * root made it, in a launch a restart interrupted; launch_repair_submitting
+ * relaunches only when nothing of it runs) is not reused: it is renamed
+ * aside in the same directory (renameat follows nothing) and a fresh one
+ * made.  The fresh one's descriptor or -errno.
+ */
+static int set_aside(int step_fd, const char *name, const char *dir)
+{
+	char *old = xasprintf(".%s.left.%ld.%ld", name, (long)time(NULL),
+			      (long)getpid());
+	int rc = 0;
+
+	if (renameat(step_fd, name, step_fd, old) < 0)
+		rc = -errno;
+	else
+		log_warn("%s was left by a launch before a restart: moved aside "
+			 "as %s, not reused", dir, old);
+	free(old);
+	return rc < 0 ? rc : spool_dir_fresh(step_fd, name);
+}
+
+/*
  * Make the attempt directory dir, write params.tsv (and the history input)
  * into it, then hand it to the user; through descriptors only
  * (spool_dirs.h): the run's and the step's directories must be root's
- * alone, and the attempt directory is made here, fresh: one that exists
- * already (an earlier launch that crashed, or anything else) is never
- * reused, the attempt fails with that reason.
+ * alone, and the attempt directory is made here, fresh (one left by an
+ * interrupted launch is set aside, never reused).
  */
 static int prepare_attempt(struct engine *e, const struct step_row *s,
 			   int attempt, const char *dir, uid_t uid, gid_t gid,
@@ -227,12 +249,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		step_fd = spool_dir_root_child(run_fd, step_name, 0711);
 	if (step_fd >= 0)
 		att_fd = spool_dir_fresh(step_fd, att_name);
+	if (att_fd == -EEXIST)
+		att_fd = set_aside(step_fd, att_name, dir);
 	rc = run_fd < 0 ? run_fd : step_fd < 0 ? step_fd : att_fd < 0 ? att_fd : 0;
-	if (rc == -EEXIST) {
-		strbuf_addf(err, "cannot make %s: it exists already (not made by "
-			    "this launch): not reused", dir);
-		goto out;
-	}
 	if (rc < 0) {
 		strbuf_addf(err, "cannot make %s: %s%s", dir, strerror(-rc),
 			    rc == -EPERM ? " (a directory above it is not root's alone)" : "");

@@ -13,7 +13,7 @@
  * A root directory is opened with O_DIRECTORY | O_NOFOLLOW and accepted only
  * when root owns it and nobody else can write it.  A directory that is handed
  * to a user is made by this call (mkdirat: an existing one is refused, never
- * reused), filled while it is still root's 0700, and given away last with
+ * reused; launch.c sets one left by an interrupted launch aside), filled while it is still root's 0700, and given away last with
  * fchown/fchmod on its descriptor.  Files are written under a fresh name
  * with O_EXCL | O_NOFOLLOW, given owner and mode on the descriptor, and
  * renamed into place (site_files.h).
