@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -204,28 +203,6 @@ static void attempt_names(const struct step_row *s, int attempt, char **step,
 }
 
 /*
- * An attempt directory that exists already in step_fd (root's alone: only
- * root made it, in a launch a restart interrupted; launch_repair_submitting
- * relaunches only when nothing of it runs) is not reused: it is renamed
- * aside in the same directory (renameat follows nothing) and a fresh one
- * made.  The fresh one's descriptor or -errno.
- */
-static int set_aside(int step_fd, const char *name, const char *dir)
-{
-	char *old = xasprintf(".%s.left.%ld.%ld", name, (long)time(NULL),
-			      (long)getpid());
-	int rc = 0;
-
-	if (renameat(step_fd, name, step_fd, old) < 0)
-		rc = -errno;
-	else
-		log_warn("%s was left by a launch before a restart: moved aside "
-			 "as %s, not reused", dir, old);
-	free(old);
-	return rc < 0 ? rc : spool_dir_fresh(step_fd, name);
-}
-
-/*
  * Make the attempt directory dir, write params.tsv (and the history input)
  * into it, then hand it to the user; through descriptors only
  * (spool_dirs.h): the run's and the step's directories must be root's
@@ -238,7 +215,7 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 {
 	struct job_spec spec;
 	struct strbuf params = STRBUF_INIT;
-	char *step_name, *att_name;
+	char *step_name, *att_name, *aside = NULL;
 	int rc, run_fd, step_fd = -1, att_fd = -1;
 
 	attempt_names(s, attempt, &step_name, &att_name);
@@ -247,10 +224,14 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	run_fd = spool_dir_open_root(s->spool_dir);
 	if (run_fd >= 0)
 		step_fd = spool_dir_root_child(run_fd, step_name, 0711);
+	/* an attempt directory left by a launch before a restart (which
+	 * launch_repair_submitting relaunches only when nothing of it runs)
+	 * is set aside, not reused */
 	if (step_fd >= 0)
-		att_fd = spool_dir_fresh(step_fd, att_name);
-	if (att_fd == -EEXIST)
-		att_fd = set_aside(step_fd, att_name, dir);
+		att_fd = spool_dir_fresh_aside(step_fd, att_name, &aside);
+	if (aside)
+		log_warn("%s was left by a launch before a restart: moved aside "
+			 "as %s, not reused", dir, aside);
 	rc = run_fd < 0 ? run_fd : step_fd < 0 ? step_fd : att_fd < 0 ? att_fd : 0;
 	if (rc < 0) {
 		strbuf_addf(err, "cannot make %s: %s%s", dir, strerror(-rc),
@@ -292,6 +273,7 @@ out:
 		close(step_fd);
 	if (run_fd >= 0)
 		close(run_fd);
+	free(aside);
 	free(step_name);
 	free(att_name);
 	strbuf_release(&params);

@@ -336,8 +336,9 @@ static int write_input(int dir_fd, const char *name, const char *hex,
 }
 
 /* The run's attachments into inputs/ of the run directory open at run_fd:
- * made fresh (one left by an earlier pass is refused, never reused), filled
- * while it is root's, handed to the owner last.  0 or -errno with err. */
+ * made fresh (one left by an earlier start is set aside, never reused),
+ * filled while it is root's, handed to the owner last.  0 or -errno with
+ * err. */
 static int stage_inputs(struct engine *e, long run_id, int run_fd,
 			const char *spool, bool facility, const char *owner,
 			struct strbuf *err)
@@ -345,6 +346,7 @@ static int stage_inputs(struct engine *e, long run_id, int run_fd,
 	char id[32];
 	const char *params[] = { id };
 	struct db_result *r;
+	char *aside = NULL;
 	uid_t uid;
 	gid_t gid;
 	int rc = 0, fd = -1;
@@ -361,13 +363,12 @@ static int stage_inputs(struct engine *e, long run_id, int run_fd,
 	rc = engine_user_identity(e, facility, owner, &uid, &gid, err);
 	if (rc < 0)
 		goto out;
-	fd = spool_dir_fresh(run_fd, "inputs");
-	if (fd == -EEXIST) {
-		strbuf_addf(err, "%s/inputs exists already (left by an earlier "
-			    "start of this run): not reused", spool);
-		rc = fd;
-		goto out;
-	}
+	/* one left by a start before a restart is set aside, not reused */
+	fd = spool_dir_fresh_aside(run_fd, "inputs", &aside);
+	if (aside)
+		log_warn("%s/inputs was left by a start before a restart: moved "
+			 "aside as %s, not reused", spool, aside);
+	free(aside);
 	rc = fd < 0 ? fd : 0;
 	for (int i = 0; rc == 0 && i < db_rows(r); i++)
 		rc = write_input(fd, db_value(r, i, 0), db_value(r, i, 1), uid, gid);

@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "site_files.h"
+#include "util.h"
 
 /* fd is a directory root owns and only root may write; else close it. */
 static int root_alone(int fd)
@@ -63,6 +67,24 @@ int spool_dir_fresh(int parent_fd, const char *name)
 		return -errno;
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return fd < 0 ? -errno : root_alone(fd);
+}
+
+int spool_dir_fresh_aside(int parent_fd, const char *name, char **aside)
+{
+	int fd = spool_dir_fresh(parent_fd, name);
+
+	*aside = NULL;
+	if (fd != -EEXIST)
+		return fd;
+	*aside = xasprintf(".%s.left.%ld.%ld", name, (long)time(NULL),
+			   (long)getpid());
+	if (renameat(parent_fd, name, parent_fd, *aside) < 0) {
+		fd = -errno;
+		free(*aside);
+		*aside = NULL;
+		return fd;
+	}
+	return spool_dir_fresh(parent_fd, name);
 }
 
 int spool_file_write(int dir_fd, const char *name, const void *data,

@@ -13,7 +13,7 @@
  * A root directory is opened with O_DIRECTORY | O_NOFOLLOW and accepted only
  * when root owns it and nobody else can write it.  A directory that is handed
  * to a user is made by this call (mkdirat: an existing one is refused, never
- * reused; launch.c sets one left by an interrupted launch aside), filled while it is still root's 0700, and given away last with
+ * reused; one left by an interrupted start or launch is set aside), filled while it is still root's 0700, and given away last with
  * fchown/fchmod on its descriptor.  Files are written under a fresh name
  * with O_EXCL | O_NOFOLLOW, given owner and mode on the descriptor, and
  * renamed into place (site_files.h).
@@ -38,6 +38,13 @@ int spool_dir_root_child(int parent_fd, const char *name, mode_t mode);
  * exists already is refused (-EEXIST), whoever made it.  The descriptor or
  * -errno. */
 int spool_dir_fresh(int parent_fd, const char *name);
+
+/* spool_dir_fresh, but one that exists already (in a parent only root
+ * writes, only root made it: a start or a launch a restart interrupted) is
+ * renamed aside as ".NAME.left.<time>.<pid>" (renameat follows nothing),
+ * never reused, and a fresh one made.  *aside: that name (caller frees), or
+ * NULL.  The descriptor or -errno. */
+int spool_dir_fresh_aside(int parent_fd, const char *name, char **aside);
 
 /* Write data as file `name` (mode) in the directory open at dir_fd, owned by
  * uid:gid: a fresh temporary name, then renameat.  0 or -errno. */

@@ -82,6 +82,33 @@ static void fresh_dirs_are_never_reused(void **state)
 	assert_int_equal(spool_dir_fresh(base_fd, "attempt-1"), -EEXIST);
 }
 
+static void a_left_directory_is_set_aside(void **state)
+{
+	char *aside = NULL;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_int_equal(mkdirat(base_fd, "attempt-3", 0700), 0);
+	fd = openat(base_fd, "attempt-3/old.txt", O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = spool_dir_fresh_aside(base_fd, "attempt-3", &aside);
+	assert_true(fd >= 0);
+	assert_non_null(aside);
+	assert_int_equal(strncmp(aside, ".attempt-3.left.", 16), 0);
+	/* the new one is empty, the old one kept under its new name */
+	assert_int_equal(fstatat(fd, "old.txt", &st, 0), -1);
+	assert_int_equal(fstatat(base_fd, aside, &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	close(fd);
+	free(aside);
+	fd = spool_dir_fresh_aside(base_fd, "attempt-4", &aside);
+	assert_true(fd >= 0);
+	assert_null(aside);
+	close(fd);
+}
+
 static void files_replace_links_never_follow_them(void **state)
 {
 	char target[512], buf[16] = { 0 };
@@ -136,6 +163,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(root_dirs_must_be_roots_alone),
 		cmocka_unit_test(fresh_dirs_are_never_reused),
+		cmocka_unit_test(a_left_directory_is_set_aside),
 		cmocka_unit_test(files_replace_links_never_follow_them),
 		cmocka_unit_test(reports_are_regular_files_only),
 	};
