@@ -39,7 +39,8 @@ DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
               daemon/schedule.c daemon/migrate.c daemon/history.c \
               daemon/notify.c daemon/partitions.c daemon/run_info.c \
-              daemon/site.c daemon/site_files.c
+              daemon/site.c daemon/site_files.c daemon/spool_dirs.c \
+              daemon/step_policy.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -137,6 +138,9 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o 
                    $(call OBJ,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) $(CMOCKA_LIBS) -ldl -lm
+
+# root's work in the run directories (daemon/spool_dirs.c, site_files.c)
+$(B)/tests/test_spool_dirs: $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o
 
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
 # The benchmarks' C helpers (bench/*.c, mk/bench.mk, analyze.mk, collect.mk)
