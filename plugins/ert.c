@@ -8,7 +8,8 @@
  *   ceiling  one per figure per GPU: gpu_index gpu_uuid gpu_name driver cuda
  *            cc sm_clock_mhz mem_clock_mhz method=empirical name kind value
  *            unit trials min median max spread_pct geometry [ws_min_bytes
- *            ws_max_bytes] source.  value = median over the trials,
+ *            ws_max_bytes] [mode] [peer_index peer_uuid link directions]
+ *            source.  value = median over the trials,
  *            spread_pct = (max - min) / median * 100.  source: "kernel"
  *            (a dedicated kernel) or "sweep" (a plateau of the sweep).
  *   sweep    one per working-set size: gpu_index gpu_uuid series
@@ -28,6 +29,13 @@
  * the "cg" series that reaches the largest size, centred above the L2 size;
  * shared reports its own working set, and a figure without its plateau its
  * kernel's working set.
+ *
+ * mode: ert-bench's --mode label (bench/multi-gpu.sh: "concurrent", every
+ * GPU of the node measured at once, or "sequential"), absent when not given.
+ * A recording of `ert-bench --p2p` (bench_p2p.cu) gives p2p_* ceilings,
+ * one per ordered pair of GPUs (p2p_*_bidir: per pair, gpu < peer) with the
+ * peer's index and UUID, the link label of `nvidia-smi topo -m` and the
+ * number of directions measured at once.
  *
  * With `replay` set, a recorded ert-bench output is parsed instead of
  * running the program (machines without a GPU, tests, demos), and its GPU's
@@ -378,6 +386,12 @@ struct gpu_view {
 	const struct replay_gpu *rg;      /* replaying: as which GPU, else NULL */
 	const struct replay_rules *rules;
 	unsigned long perturbed;          /* rules that changed a record */
+	/* every GPU of the output (a p2p line's peer is one of them) and,
+	 * replaying as the job, the job's GPU indexes in the same order */
+	const struct benchio_line *const *attrs;
+	size_t nattr;
+	const long *job_idx;
+	size_t njob;
 };
 
 static int is_gpu_line(const struct benchio_line *l, const char *type,
@@ -537,6 +551,53 @@ static const struct plateau *range_of(const struct gpu_view *gv,
 	return NULL;
 }
 
+/*
+ * The peer fields of a p2p line (ert-bench --p2p): peer_index, peer_uuid
+ * (from the peer's attr line), link (the `nvidia-smi topo -m` label) and
+ * directions.  Replaying as the job, the peer is the job's GPU in the
+ * recorded peer's place, under its replay UUID.  Returns 1 when the record
+ * is to be left out (replayed on a job without a GPU in the peer's place),
+ * else 0.
+ */
+static int add_peer(struct rl_ctx *ctx, struct gpu_view *gv,
+		    const struct benchio_line *l, struct benchio_rec *r)
+{
+	const char *peer = benchio_get(l, "peer");
+	const struct benchio_line *pa = NULL;
+	size_t m = 0;
+
+	for (; m < gv->nattr && !pa; m++)
+		if (!strcmp(benchio_get(gv->attrs[m], "gpu"), peer))
+			pa = gv->attrs[m];
+	if (!pa) {
+		rl_warn(ctx, "ert-raw.tsv:%zu: peer %s has no attr line", l->lineno,
+			peer);
+		benchio_rec_add(r, "peer_index", peer);
+	} else if (gv->rg && !gv->rg->as_recorded) {
+		struct replay_gpu prg = *gv->rg;
+		char uuid[256];
+
+		if (m - 1 >= gv->njob) {
+			rl_debug(ctx, "ert-raw.tsv:%zu: peer %s: the job has no GPU "
+				 "in its place, left out", l->lineno, peer);
+			return 1;
+		}
+		prg.index = gv->job_idx[m - 1];
+		prg.recorded_uuid = benchio_get(pa, "uuid");
+		prg.recorded_index = peer;
+		replay_uuid(&prg, uuid, sizeof(uuid));
+		benchio_rec_addl(r, "peer_index", prg.index);
+		benchio_rec_add(r, "peer_uuid", uuid);
+	} else {
+		benchio_rec_add(r, "peer_index", peer);
+		benchio_rec_add(r, "peer_uuid", benchio_get(pa, "uuid"));
+	}
+	if (benchio_get(l, "topo") && *benchio_get(l, "topo"))
+		benchio_rec_add(r, "link", benchio_get(l, "topo"));
+	benchio_rec_add(r, "directions", benchio_get(l, "directions"));
+	return 0;
+}
+
 static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 			       const struct benchio_line *l)
 {
@@ -580,6 +641,10 @@ static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 		benchio_rec_add(&r, "ws_min_bytes", benchio_get(l, "ws_bytes"));
 		benchio_rec_add(&r, "ws_max_bytes", benchio_get(l, "ws_bytes"));
 	}
+	if (benchio_get(l, "mode") && *benchio_get(l, "mode"))
+		benchio_rec_add(&r, "mode", benchio_get(l, "mode"));
+	if (benchio_get(l, "peer") && add_peer(ctx, gv, l, &r))
+		return 0;
 	benchio_rec_add(&r, "source", "kernel");
 	return emit_rec(ctx, gv, "ceiling", &r);
 }
@@ -759,6 +824,10 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 		gv->index = rg.recorded_index;
 		gv->rg = &rg;
 		gv->rules = &st->rules;
+		gv->attrs = attrs;
+		gv->nattr = nattr;
+		gv->job_idx = idx;
+		gv->njob = n;
 		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],
 			rg.recorded_index, rg.recording, rg.recorded_uuid);
 		rc = emit_gpu(ctx, cfg, doc, gv);
@@ -788,6 +857,8 @@ static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
 			memset(gv, 0, sizeof(*gv));
 			gv->attr = attrs[i];
 			gv->index = benchio_get(attrs[i], "gpu");
+			gv->attrs = attrs;
+			gv->nattr = nattr;
 			rc = emit_gpu(ctx, cfg, doc, gv);
 		}
 	}
