@@ -467,6 +467,150 @@ static void test_benchio_run_timeout(void **state)
 	assert_int_equal(status, 0);
 }
 
+/* ---- nodes of several GPUs (issue 29): the recorded H100 x4 runs ---- */
+
+#define P2P_FIXTURE "tests/fixtures/p2p/p2p.tsv"
+#define CONC_FIXTURE "tests/fixtures/p2p/concurrent.tsv"
+
+/* The uuid of the attr line of GPU `gpu` in the fixture, into buf. */
+static const char *fixture_uuid(const char *gpu, char *buf, size_t size)
+{
+	FILE *fp = fopen(fixture_path, "r");
+	char line[8192], g[32];
+	const char *r = NULL;
+
+	assert_non_null(fp);
+	while (!r && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "attr\t", 5) && get(line, "gpu", g, sizeof(g)) &&
+		    !strcmp(g, gpu))
+			r = get(line, "uuid", buf, size);
+	fclose(fp);
+	return r;
+}
+
+/*
+ * Every p2p ceiling line (ert-bench --p2p) is one record of its GPU, with
+ * the peer's index and UUID, the link label, the directions and the
+ * bench's numbers; replayed as recorded.
+ */
+static void test_replay_p2p(void **state)
+{
+	struct fixture *f = *state;
+	char line[8192], buf[256], want[512], g[16], p[16];
+	long n = 0;
+
+	fixture_path = P2P_FIXTURE;
+	f->cfg.replay = P2P_FIXTURE;
+	f->cfg.replay_as = "recorded";
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_true(fixture_count("ceiling") >= 6); /* 2 GPUs: 3 + 3 bidir */
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 (long)fixture_count("ceiling"));
+	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
+		char *rec = stub_host_record(&f->h, "ceiling", i);
+		FILE *fp = fopen(P2P_FIXTURE, "r");
+		int found = 0;
+
+		assert_non_null(fp);
+		/* the fixture line of this GPU, peer and name */
+		while (!found && fgets(line, sizeof(line), fp))
+			found = !strncmp(line, "ceiling\t", 8) &&
+				!strcmp(get(line, "gpu", g, sizeof(g)),
+					stub_host_get(rec, "gpu_index")) &&
+				!strcmp(get(line, "peer", p, sizeof(p)),
+					stub_host_get(rec, "peer_index")) &&
+				!strcmp(get(line, "name", buf, sizeof(buf)),
+					stub_host_get(rec, "name"));
+		fclose(fp);
+		assert_true(found);
+		assert_string_not_equal(g, p);
+		assert_non_null(fixture_uuid(p, want, sizeof(want)));
+		assert_string_equal(stub_host_get(rec, "peer_uuid"), want);
+		assert_non_null(fixture_uuid(g, want, sizeof(want)));
+		assert_string_equal(stub_host_get(rec, "gpu_uuid"), want);
+		assert_true(strtod(stub_host_get(rec, "value"), NULL) ==
+			    getd(line, "median"));
+		assert_string_equal(stub_host_get(rec, "link"),
+				    get(line, "topo", buf, sizeof(buf)));
+		assert_string_equal(stub_host_get(rec, "directions"),
+				    get(line, "directions", buf, sizeof(buf)));
+		assert_string_equal(stub_host_get(rec, "kind"), "bandwidth");
+		assert_string_equal(stub_host_get(rec, "unit"), "B/s");
+		assert_int_equal(strncmp(stub_host_get(rec, "name"), "p2p_", 4), 0);
+		n += strstr(stub_host_get(rec, "name"), "_bidir") != NULL;
+		free(rec);
+	}
+	assert_true(n > 0);
+
+	/*
+	 * Replayed on a job of two GPUs (4 and 5): recorded GPUs 0 and 1 stand
+	 * in, so only their pairs are emitted, the peer under its replay UUID.
+	 */
+	{
+		static char *gpus[] = { "4,5" };
+		long pairs = 0;
+		FILE *fp = fopen(P2P_FIXTURE, "r");
+
+		assert_non_null(fp);
+		while (fgets(line, sizeof(line), fp))
+			pairs += !strncmp(line, "ceiling\t", 8) &&
+				 strtol(get(line, "gpu", g, sizeof(g)), NULL, 10) < 2 &&
+				 strtol(get(line, "peer", p, sizeof(p)), NULL, 10) < 2;
+		fclose(fp);
+		stub_host_reset(&f->h);
+		f->cfg.replay_as = "job";
+		f->cfg.gpus = (struct rl_strlist){ 1, gpus };
+		assert_int_equal(run_plugin(f), RL_OK);
+		assert_int_equal(stub_host_count(&f->h, "ceiling"), pairs);
+		for (long i = 0; i < pairs; i++) {
+			char *rec = stub_host_record(&f->h, "ceiling", i);
+			char pi[16];
+
+			/* stub_host_get's buffer is reused: copy */
+			snprintf(pi, sizeof(pi), "%s", stub_host_get(rec, "peer_index"));
+
+			assert_true(!strcmp(pi, "4") || !strcmp(pi, "5"));
+			assert_string_not_equal(pi, stub_host_get(rec, "gpu_index"));
+			assert_non_null(fixture_uuid(!strcmp(pi, "4") ? "0" : "1",
+						     buf, sizeof(buf)));
+			snprintf(want, sizeof(want), "GPU-replay-testnode-%s-of-%s",
+				 pi, buf);
+			assert_string_equal(stub_host_get(rec, "peer_uuid"), want);
+			free(rec);
+		}
+		f->cfg.gpus = (struct rl_strlist){ 0, NULL };
+	}
+}
+
+/*
+ * The concurrent run (one ert-bench per GPU, outputs joined): every GPU's
+ * figures, each record saying mode=concurrent.
+ */
+static void test_replay_concurrent(void **state)
+{
+	struct fixture *f = *state;
+	long gpus;
+
+	fixture_path = CONC_FIXTURE;
+	f->cfg.replay = CONC_FIXTURE;
+	f->cfg.replay_as = "recorded";
+	assert_int_equal(run_plugin(f), RL_OK);
+	gpus = (long)fixture_count("attr");
+	assert_true(gpus >= 2);
+	/* each GPU's ceiling lines, plus an l2 plateau record where its
+	 * output has no l2 line */
+	assert_true(stub_host_count(&f->h, "ceiling") >=
+		    (long)fixture_count("ceiling"));
+	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
+		char *rec = stub_host_record(&f->h, "ceiling", i);
+
+		if (strcmp(stub_host_get(rec, "source"), "sweep"))
+			assert_string_equal(stub_host_get(rec, "mode"),
+					    "concurrent");
+		free(rec);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +630,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_argv, setup, teardown),
 		cmocka_unit_test(test_benchio_parse),
+		cmocka_unit_test_setup_teardown(test_replay_p2p, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_concurrent, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_benchio_run_timeout, setup,
 						teardown),
 	};
