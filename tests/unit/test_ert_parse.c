@@ -512,6 +512,7 @@ static void test_replay_p2p(void **state)
 		int found = 0;
 
 		assert_non_null(fp);
+		assert_non_null(stub_host_get(rec, "peer_index"));
 		/* the fixture line of this GPU, peer and name */
 		while (!found && fgets(line, sizeof(line), fp))
 			found = !strncmp(line, "ceiling\t", 8) &&
@@ -604,9 +605,11 @@ static void test_replay_concurrent(void **state)
 	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
 		char *rec = stub_host_record(&f->h, "ceiling", i);
 
-		if (strcmp(stub_host_get(rec, "source"), "sweep"))
+		if (strcmp(stub_host_get(rec, "source"), "sweep")) {
+			assert_non_null(stub_host_get(rec, "mode"));
 			assert_string_equal(stub_host_get(rec, "mode"),
 					    "concurrent");
+		}
 		free(rec);
 	}
 }
