@@ -23,16 +23,44 @@
 #                       samples (power, SM clock, temperature every 200 ms:
 #                       smi-samples.csv) and, with FULL=1,
 #                       {concurrent,sequential}-full.tsv
+# bench/p2p-table.py OUTDIR makes the tables of the docs from them.
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR; what needs no GPU runs on the recorded 4-GPU node
+# (tests/fixtures/p2p): the ert plugin (build/$BENCH_VARIANT's roofline-job)
+# replays its p2p and concurrent runs as recorded (OUTDIR/p2p,
+# OUTDIR/concurrent), bench/p2p-table.py makes OUTDIR/tables.md; it says
+# what it skipped (nvidia-smi and every ert-bench run).
 # Exit status: 0, 1 when a run failed or was skipped (the rest still runs),
 # 2 usage.
 set -u
 
+if [ "${BENCH_SMOKE:-0}" = 1 ] && [ $# -eq 0 ] && [ -n "${BENCH_SMOKE_DIR:-}" ]; then
+	set -- "$BENCH_SMOKE_DIR"
+fi
 if [ $# -ne 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-	echo "usage: bench/multi-gpu.sh OUTDIR  (env: BENCH, DEADLINE_S, FULL)" >&2
+	echo "usage: bench/multi-gpu.sh OUTDIR  (env: BENCH, DEADLINE_S, FULL, BENCH_SMOKE)" >&2
 	exit 2
 fi
 out=$1
 mkdir -p "$out/logs" || exit 1
+
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	F=tests/fixtures/p2p
+	V=${BENCH_VARIANT:-${VARIANT:-debug}}
+	rc=0
+	for r in p2p concurrent; do
+		build/"$V"/bin/roofline-job --plugin-dir build/"$V"/plugins --run ert \
+			--out "$out/$r" replay="$PWD/$F/$r.tsv" replay_as=recorded \
+			>"$out/plugin-$r.log" 2>&1 || rc=1
+		echo "multi-gpu.sh: smoke: ert plugin on $F/$r.tsv: $(grep -c '^ceiling' "$out/$r/records.tsv" 2>/dev/null) ceilings"
+	done
+	python3 bench/p2p-table.py "$F" >"$out/tables.md" || rc=1
+	echo "multi-gpu.sh: smoke: bench/p2p-table.py $F: $(grep -c '^| ' "$out/tables.md") table lines in $out/tables.md"
+	echo "multi-gpu.sh: smoke: skipped nvidia-smi and every ert-bench run (concurrent, sequential, p2p: they need the GPUs)"
+	rmdir "$out/logs" 2>/dev/null
+	exit "$rc"
+fi
 bench=${BENCH:-}
 if [ -z "$bench" ]; then
 	bench=build/release/bin/ert-bench
