@@ -3,9 +3,8 @@
  * `nvidia-smi topo -m` output, and the datasheet figure of a label.
  *
  * The matrices are written here as nvidia-smi prints them (TAB-separated,
- * " X " on the diagonal, the legend below); the recorded H100 x4 one is
- * tests/fixtures/p2p/topo.txt, read by test_ert_parse's p2p test through
- * the recorded ert-bench output.
+ * " X " on the diagonal, the legend below), and the one recorded on the
+ * 4 x H200 node (tests/fixtures/p2p/topo.txt, escapes in its header) is read.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -79,6 +78,26 @@ static void test_not_a_matrix(void **state)
 	assert_string_equal(b, "NV");
 }
 
+static void test_recorded(void **state)
+{
+	FILE *f = fopen("tests/fixtures/p2p/topo.txt", "r");
+	static char text[65536];
+	size_t n;
+	char b[32];
+
+	(void)state;
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			assert_int_equal(topo_link(text, i, j, b, sizeof(b)), 0);
+			assert_string_equal(b, i == j ? "X" : "NV18");
+		}
+	assert_int_equal(topo_link(text, 0, 4, b, sizeof(b)), -ENOENT);
+}
+
 static void test_datasheet(void **state)
 {
 	(void)state;
@@ -98,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_nvswitch),
 		cmocka_unit_test(test_pcie_escapes),
 		cmocka_unit_test(test_not_a_matrix),
+		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_datasheet),
 	};
 
