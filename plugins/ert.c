@@ -37,6 +37,9 @@
  * peer's index and UUID, the link label of `nvidia-smi topo -m` and the
  * number of directions measured at once.
  *
+ * With option `p2p`, the plugin then runs `nvidia-smi topo -m` (topo.txt)
+ * and `ert-bench --p2p` (ert-p2p.tsv) and emits the pairs' records too.
+ *
  * With `replay` set, a recorded ert-bench output is parsed instead of
  * running the program (machines without a GPU, tests, demos), and its GPU's
  * figures are emitted once per GPU the Slurm job was given (option `gpus`,
@@ -76,6 +79,7 @@ struct ert_config {
 	struct rl_strlist perturb;
 	char *replay_as;
 	int noise;
+	int p2p;
 };
 
 static const struct rl_option ert_options[] = {
@@ -110,6 +114,10 @@ static const struct rl_option ert_options[] = {
 	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
 	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
 	  "'recorded' (the recorded GPUs as themselves)", 0 },
+	{ "p2p", RL_OPT_BOOL, "false", offsetof(struct ert_config, p2p),
+	  "also measure every pair of the node's GPUs (ert-bench --p2p, with "
+	  "nvidia-smi topo -m's link labels): p2p_* ceilings with the peer; "
+	  "skipped with a warning on a node of one GPU", 0 },
 	{ "noise", RL_OPT_BOOL, "false", offsetof(struct ert_config, noise),
 	  "replaying: give each measured figure the noise its recorded trials "
 	  "showed, drawn anew for each run, node and GPU (labelled)", 0 },
@@ -876,6 +884,81 @@ static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
 	return RL_OK;
 }
 
+/*
+ * Option p2p: `nvidia-smi topo -m` into topo.txt (a warning and no labels
+ * when it fails), then ert-bench --p2p into ert-p2p.tsv (stderr
+ * ert-p2p-stderr.log), its records emitted.  Exit status 2 with "needs 2
+ * GPUs" (a node of one GPU) is a warning, not a failure.
+ */
+static enum rl_result run_p2p(struct rl_ctx *ctx, const struct ert_config *cfg,
+			      struct ert_state *st)
+{
+	char raw[4096], err_path[4096], topo[4096], last[512] = "";
+	char *prog = benchio_resolve(cfg->bench, "ert-bench");
+	char *smi[] = { (char *)"nvidia-smi", (char *)"topo", (char *)"-m", NULL };
+	char *argv[ERT_MAX_ARGS];
+	int n = 0, status = 0, rc, have_topo;
+	struct benchio_doc doc;
+	enum rl_result res;
+	size_t bad = 0;
+
+	if (!prog)
+		return RL_RETRY;
+	if (out_path(ctx, "ert-p2p.tsv", raw, sizeof(raw)) < 0 ||
+	    out_path(ctx, "ert-p2p-stderr.log", err_path, sizeof(err_path)) < 0 ||
+	    out_path(ctx, "topo.txt", topo, sizeof(topo)) < 0) {
+		free(prog);
+		rl_error(ctx, "output directory path too long: '%s'", ctx->out_dir);
+		return RL_FAIL;
+	}
+	rc = benchio_run(smi, topo, err_path, 60, &status);
+	have_topo = rc == 0 && status == 0;
+	if (!have_topo)
+		rl_warn(ctx, "nvidia-smi topo -m: %s: the pairs get no link label",
+			rc < 0 ? strerror(-rc) : "failed");
+	argv[n++] = prog;
+	argv[n++] = (char *)"--p2p";
+	if (cfg->quick)
+		argv[n++] = (char *)"--quick";
+	if (*st->gpus) {
+		argv[n++] = (char *)"--gpu";
+		argv[n++] = st->gpus;
+	}
+	if (have_topo) {
+		argv[n++] = (char *)"--topo";
+		argv[n++] = topo;
+	}
+	argv[n] = NULL;
+	rl_info(ctx, "running %s --p2p%s%s", prog, cfg->quick ? " --quick" : "",
+		have_topo ? " --topo topo.txt" : "");
+	rc = benchio_run(argv, raw, err_path, cfg->timeout_s, &status);
+	if (rc == 0 && status == 2) {
+		benchio_last_line(err_path, last, sizeof(last));
+		if (strstr(last, "needs 2 GPUs")) {
+			rl_warn(ctx, "no peer-to-peer figures: %s", last);
+			free(prog);
+			return RL_OK;
+		}
+	}
+	if (rc < 0 || status != 0) {
+		res = bench_failed(ctx, prog, rc, status, err_path);
+		free(prog);
+		return res;
+	}
+	free(prog);
+	rc = benchio_load(raw, &doc, &bad);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
+		else
+			rl_error(ctx, "%s: %s", raw, strerror(-rc));
+		return RL_FAIL;
+	}
+	res = emit_all(ctx, cfg, st, &doc);
+	benchio_release(&doc);
+	return res;
+}
+
 static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 			      void *state)
 {
@@ -914,6 +997,8 @@ static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 	}
 	res = emit_all(ctx, cfg, state, &doc);
 	benchio_release(&doc);
+	if (res == RL_OK && cfg->p2p && !cfg->replay)
+		res = run_p2p(ctx, cfg, state);
 	return res;
 }
 

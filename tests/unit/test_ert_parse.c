@@ -67,7 +67,9 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char path[256];
 	static const char *const files[] = { "ert-raw.tsv", "ert-stderr.log",
-					     "fake-bench", NULL };
+					     "fake-bench", "ert-p2p.tsv",
+					     "ert-p2p-stderr.log", "topo.txt",
+					     "args.txt", NULL };
 
 	for (int i = 0; files[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, files[i]);
@@ -614,6 +616,71 @@ static void test_replay_concurrent(void **state)
 	}
 }
 
+/*
+ * Option p2p: after the figures of each GPU, ert-bench --p2p runs (here a
+ * stand-in that prints the recorded H100 run, or with --p2p the recorded
+ * 4 x H200 matrix) and its pairs are emitted too; on a node of one GPU
+ * (ert-bench --p2p exits 2, "needs 2 GPUs") the step still succeeds, with
+ * a warning and no pair.
+ */
+static void p2p_bench(struct fixture *f, int one_gpu)
+{
+	char path[256], cwd[1024];
+	FILE *fp;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/fake-bench", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho \"$*\" >>'%s/args.txt'\n"
+		"case \" $* \" in\n*\" --p2p \"*)\n", f->dir);
+	if (one_gpu)
+		fprintf(fp, "\techo 'ert-bench: --p2p needs 2 GPUs or more, 1 given' >&2\n"
+			"\texit 2;;\n");
+	else
+		fprintf(fp, "\texec cat '%s/" P2P_FIXTURE "';;\n", cwd);
+	fprintf(fp, "*) exec cat '%s/" FIXTURE "';;\nesac\n", cwd);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+	free(f->cfg.bench);
+	f->cfg.bench = strdup(path);
+}
+
+static void test_run_p2p(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], args[512] = "";
+	long own;
+	FILE *fp;
+
+	fixture_path = FIXTURE;
+	own = (long)fixture_count("ceiling") + 1; /* + the L2 plateau */
+	f->cfg.quick = 1;
+	f->cfg.p2p = 1;
+	p2p_bench(f, 0);
+	assert_int_equal(run_plugin(f), RL_OK);
+	fixture_path = P2P_FIXTURE;
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 own + (long)fixture_count("ceiling"));
+	snprintf(path, sizeof(path), "%s/args.txt", f->dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(args, sizeof(args), fp));  /* the GPUs' run */
+	assert_null(strstr(args, "--p2p"));
+	assert_non_null(fgets(args, sizeof(args), fp));  /* the pairs' */
+	fclose(fp);
+	assert_int_equal(strncmp(args, "--p2p --quick", 13), 0);
+	unlink(path);
+
+	stub_host_reset(&f->h);
+	p2p_bench(f, 1);
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_int_equal(stub_host_count(&f->h, "ceiling"), own);
+	assert_non_null(strstr(f->h.log.buf, "no peer-to-peer figures: "
+			       "ert-bench: --p2p needs 2 GPUs"));
+	free(f->cfg.bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +703,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_p2p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_concurrent, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_run_p2p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_benchio_run_timeout, setup,
 						teardown),
 	};
