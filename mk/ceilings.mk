@@ -7,6 +7,8 @@
 #                                   the tests (ert-bench uses its point type)
 #   common/judge.c                  a trial spread as a standard deviation
 #                                   (the replay's noise), into both
+#   plugins/ert/topo.c              `nvidia-smi topo -m` read for a pair of
+#                                   GPUs: into ert-bench and its unit test
 #   plugins/ert/bench_*.cu          ert-bench (CUDA C++17), built into bin/
 
 PLUGINS_JOB += ert spec
@@ -32,6 +34,7 @@ PLUGIN_LIBS_spec := -lm
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_plateau: $(B)/obj/common/plateau.o
 $(B)/tests/test_ert_parse: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
+$(B)/tests/test_ert_topo: $(B)/obj/plugins/ert/topo.o
 $(B)/tests/test_ert_replay: $(B)/obj/common/plateau.o $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
 $(B)/tests/test_spec: $(B)/obj/plugins/ert/benchio.o $(B)/obj/plugins/ert/replay.o $(B)/obj/common/judge.o
 
@@ -49,11 +52,12 @@ ERT_NVCCFLAGS := -O3 -std=c++17 -lineinfo -Icommon $(ERT_GENCODE)
 ifneq ($(NVCC),)
 CUDA_PROGS += ert-bench
 
-$(B)/obj/plugins/ert/%.cu.o: plugins/ert/%.cu plugins/ert/ert_bench.h plugins/ert/bench_mem.h plugins/ert/wgmma_ops.h common/plateau.h
+$(B)/obj/plugins/ert/%.cu.o: plugins/ert/%.cu plugins/ert/ert_bench.h plugins/ert/bench_mem.h plugins/ert/wgmma_ops.h plugins/ert/topo.h common/plateau.h
 	@mkdir -p $(@D)
 	$(NVCC) $(ERT_NVCCFLAGS) -c -o $@ $<
 
-$(B)/bin/ert-bench: $(patsubst plugins/ert/%.cu,$(B)/obj/plugins/ert/%.cu.o,$(ERT_CU))
+$(B)/bin/ert-bench: $(patsubst plugins/ert/%.cu,$(B)/obj/plugins/ert/%.cu.o,$(ERT_CU)) \
+                    $(B)/obj/plugins/ert/topo.o
 	@mkdir -p $(@D)
 	$(NVCC) $(ERT_NVCCFLAGS) -o $@ $^ -ldl
 endif

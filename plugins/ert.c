@@ -8,7 +8,8 @@
  *   ceiling  one per figure per GPU: gpu_index gpu_uuid gpu_name driver cuda
  *            cc sm_clock_mhz mem_clock_mhz method=empirical name kind value
  *            unit trials min median max spread_pct geometry [ws_min_bytes
- *            ws_max_bytes] source.  value = median over the trials,
+ *            ws_max_bytes] [mode] [peer_index peer_uuid link directions]
+ *            source.  value = median over the trials,
  *            spread_pct = (max - min) / median * 100.  source: "kernel"
  *            (a dedicated kernel) or "sweep" (a plateau of the sweep).
  *   sweep    one per working-set size: gpu_index gpu_uuid series
@@ -28,6 +29,16 @@
  * the "cg" series that reaches the largest size, centred above the L2 size;
  * shared reports its own working set, and a figure without its plateau its
  * kernel's working set.
+ *
+ * mode: ert-bench's --mode label (bench/multi-gpu.sh: "concurrent", every
+ * GPU of the node measured at once, or "sequential"), absent when not given.
+ * A recording of `ert-bench --p2p` (bench_p2p.cu) gives p2p_* ceilings,
+ * one per ordered pair of GPUs (p2p_*_bidir: per pair, gpu < peer) with the
+ * peer's index and UUID, the link label of `nvidia-smi topo -m` and the
+ * number of directions measured at once.
+ *
+ * With option `p2p`, the plugin then runs `nvidia-smi topo -m` (topo.txt)
+ * and `ert-bench --p2p` (ert-p2p.tsv) and emits the pairs' records too.
  *
  * With `replay` set, a recorded ert-bench output is parsed instead of
  * running the program (machines without a GPU, tests, demos), and its GPU's
@@ -68,6 +79,7 @@ struct ert_config {
 	struct rl_strlist perturb;
 	char *replay_as;
 	int noise;
+	int p2p;
 };
 
 static const struct rl_option ert_options[] = {
@@ -102,6 +114,10 @@ static const struct rl_option ert_options[] = {
 	{ "replay_as", RL_OPT_STRING, "job", offsetof(struct ert_config, replay_as),
 	  "with replay: 'job' (once per GPU of the Slurm job, replay UUIDs) or "
 	  "'recorded' (the recorded GPUs as themselves)", 0 },
+	{ "p2p", RL_OPT_BOOL, "false", offsetof(struct ert_config, p2p),
+	  "also measure every pair of the node's GPUs (ert-bench --p2p, with "
+	  "nvidia-smi topo -m's link labels): p2p_* ceilings with the peer; "
+	  "skipped with a warning on a node of one GPU", 0 },
 	{ "noise", RL_OPT_BOOL, "false", offsetof(struct ert_config, noise),
 	  "replaying: give each measured figure the noise its recorded trials "
 	  "showed, drawn anew for each run, node and GPU (labelled)", 0 },
@@ -378,6 +394,12 @@ struct gpu_view {
 	const struct replay_gpu *rg;      /* replaying: as which GPU, else NULL */
 	const struct replay_rules *rules;
 	unsigned long perturbed;          /* rules that changed a record */
+	/* every GPU of the output (a p2p line's peer is one of them) and,
+	 * replaying as the job, the job's GPU indexes in the same order */
+	const struct benchio_line *const *attrs;
+	size_t nattr;
+	const long *job_idx;
+	size_t njob;
 };
 
 static int is_gpu_line(const struct benchio_line *l, const char *type,
@@ -537,6 +559,53 @@ static const struct plateau *range_of(const struct gpu_view *gv,
 	return NULL;
 }
 
+/*
+ * The peer fields of a p2p line (ert-bench --p2p): peer_index, peer_uuid
+ * (from the peer's attr line), link (the `nvidia-smi topo -m` label) and
+ * directions.  Replaying as the job, the peer is the job's GPU in the
+ * recorded peer's place, under its replay UUID.  Returns 1 when the record
+ * is to be left out (replayed on a job without a GPU in the peer's place),
+ * else 0.
+ */
+static int add_peer(struct rl_ctx *ctx, struct gpu_view *gv,
+		    const struct benchio_line *l, struct benchio_rec *r)
+{
+	const char *peer = benchio_get(l, "peer");
+	const struct benchio_line *pa = NULL;
+	size_t m = 0;
+
+	for (; m < gv->nattr && !pa; m++)
+		if (!strcmp(benchio_get(gv->attrs[m], "gpu"), peer))
+			pa = gv->attrs[m];
+	if (!pa) {
+		rl_warn(ctx, "ert-raw.tsv:%zu: peer %s has no attr line", l->lineno,
+			peer);
+		benchio_rec_add(r, "peer_index", peer);
+	} else if (gv->rg && !gv->rg->as_recorded) {
+		struct replay_gpu prg = *gv->rg;
+		char uuid[256];
+
+		if (m - 1 >= gv->njob) {
+			rl_debug(ctx, "ert-raw.tsv:%zu: peer %s: the job has no GPU "
+				 "in its place, left out", l->lineno, peer);
+			return 1;
+		}
+		prg.index = gv->job_idx[m - 1];
+		prg.recorded_uuid = benchio_get(pa, "uuid");
+		prg.recorded_index = peer;
+		replay_uuid(&prg, uuid, sizeof(uuid));
+		benchio_rec_addl(r, "peer_index", prg.index);
+		benchio_rec_add(r, "peer_uuid", uuid);
+	} else {
+		benchio_rec_add(r, "peer_index", peer);
+		benchio_rec_add(r, "peer_uuid", benchio_get(pa, "uuid"));
+	}
+	if (benchio_get(l, "topo") && *benchio_get(l, "topo"))
+		benchio_rec_add(r, "link", benchio_get(l, "topo"));
+	benchio_rec_add(r, "directions", benchio_get(l, "directions"));
+	return 0;
+}
+
 static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 			       const struct benchio_line *l)
 {
@@ -580,6 +649,10 @@ static int emit_kernel_ceiling(struct rl_ctx *ctx, struct gpu_view *gv,
 		benchio_rec_add(&r, "ws_min_bytes", benchio_get(l, "ws_bytes"));
 		benchio_rec_add(&r, "ws_max_bytes", benchio_get(l, "ws_bytes"));
 	}
+	if (benchio_get(l, "mode") && *benchio_get(l, "mode"))
+		benchio_rec_add(&r, "mode", benchio_get(l, "mode"));
+	if (benchio_get(l, "peer") && add_peer(ctx, gv, l, &r))
+		return 0;
 	benchio_rec_add(&r, "source", "kernel");
 	return emit_rec(ctx, gv, "ceiling", &r);
 }
@@ -759,6 +832,10 @@ static int emit_replayed(struct rl_ctx *ctx, const struct ert_config *cfg,
 		gv->index = rg.recorded_index;
 		gv->rg = &rg;
 		gv->rules = &st->rules;
+		gv->attrs = attrs;
+		gv->nattr = nattr;
+		gv->job_idx = idx;
+		gv->njob = n;
 		rl_info(ctx, "gpu %ld: replaying gpu %s of '%s' (%s)", idx[j],
 			rg.recorded_index, rg.recording, rg.recorded_uuid);
 		rc = emit_gpu(ctx, cfg, doc, gv);
@@ -788,6 +865,8 @@ static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
 			memset(gv, 0, sizeof(*gv));
 			gv->attr = attrs[i];
 			gv->index = benchio_get(attrs[i], "gpu");
+			gv->attrs = attrs;
+			gv->nattr = nattr;
 			rc = emit_gpu(ctx, cfg, doc, gv);
 		}
 	}
@@ -803,6 +882,81 @@ static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
 	}
 	log_gpu_time(ctx, doc);
 	return RL_OK;
+}
+
+/*
+ * Option p2p: `nvidia-smi topo -m` into topo.txt (a warning and no labels
+ * when it fails), then ert-bench --p2p into ert-p2p.tsv (stderr
+ * ert-p2p-stderr.log), its records emitted.  Exit status 2 with "needs 2
+ * GPUs" (a node of one GPU) is a warning, not a failure.
+ */
+static enum rl_result run_p2p(struct rl_ctx *ctx, const struct ert_config *cfg,
+			      struct ert_state *st)
+{
+	char raw[4096], err_path[4096], topo[4096], last[512] = "";
+	char *prog = benchio_resolve(cfg->bench, "ert-bench");
+	char *smi[] = { (char *)"nvidia-smi", (char *)"topo", (char *)"-m", NULL };
+	char *argv[ERT_MAX_ARGS];
+	int n = 0, status = 0, rc, have_topo;
+	struct benchio_doc doc;
+	enum rl_result res;
+	size_t bad = 0;
+
+	if (!prog)
+		return RL_RETRY;
+	if (out_path(ctx, "ert-p2p.tsv", raw, sizeof(raw)) < 0 ||
+	    out_path(ctx, "ert-p2p-stderr.log", err_path, sizeof(err_path)) < 0 ||
+	    out_path(ctx, "topo.txt", topo, sizeof(topo)) < 0) {
+		free(prog);
+		rl_error(ctx, "output directory path too long: '%s'", ctx->out_dir);
+		return RL_FAIL;
+	}
+	rc = benchio_run(smi, topo, err_path, 60, &status);
+	have_topo = rc == 0 && status == 0;
+	if (!have_topo)
+		rl_warn(ctx, "nvidia-smi topo -m: %s: the pairs get no link label",
+			rc < 0 ? strerror(-rc) : "failed");
+	argv[n++] = prog;
+	argv[n++] = (char *)"--p2p";
+	if (cfg->quick)
+		argv[n++] = (char *)"--quick";
+	if (*st->gpus) {
+		argv[n++] = (char *)"--gpu";
+		argv[n++] = st->gpus;
+	}
+	if (have_topo) {
+		argv[n++] = (char *)"--topo";
+		argv[n++] = topo;
+	}
+	argv[n] = NULL;
+	rl_info(ctx, "running %s --p2p%s%s", prog, cfg->quick ? " --quick" : "",
+		have_topo ? " --topo topo.txt" : "");
+	rc = benchio_run(argv, raw, err_path, cfg->timeout_s, &status);
+	if (rc == 0 && status == 2) {
+		benchio_last_line(err_path, last, sizeof(last));
+		if (strstr(last, "needs 2 GPUs")) {
+			rl_warn(ctx, "no peer-to-peer figures: %s", last);
+			free(prog);
+			return RL_OK;
+		}
+	}
+	if (rc < 0 || status != 0) {
+		res = bench_failed(ctx, prog, rc, status, err_path);
+		free(prog);
+		return res;
+	}
+	free(prog);
+	rc = benchio_load(raw, &doc, &bad);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
+		else
+			rl_error(ctx, "%s: %s", raw, strerror(-rc));
+		return RL_FAIL;
+	}
+	res = emit_all(ctx, cfg, st, &doc);
+	benchio_release(&doc);
+	return res;
 }
 
 static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
@@ -843,6 +997,8 @@ static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 	}
 	res = emit_all(ctx, cfg, state, &doc);
 	benchio_release(&doc);
+	if (res == RL_OK && cfg->p2p && !cfg->replay)
+		res = run_p2p(ctx, cfg, state);
 	return res;
 }
 

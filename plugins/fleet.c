@@ -6,7 +6,12 @@
  * `nodes: each` fan-out).  Tonight's figures are the empirical `ceiling`
  * records of the steps it needs (one per GPU and ceiling); the GPUs' own
  * past comes from the daemon as the history set `gpu_history` (the latest
- * `nights` earlier nights of the same pipeline).  Each figure is judged by
+ * `nights` earlier nights of the same pipeline).  Like is compared with
+ * like: figures of a model and ceiling are grouped by the mode they were
+ * measured in (a record's `mode`: "concurrent" when every GPU of the node
+ * ran at once, else "sequential") and, for peer-to-peer figures, by the
+ * link (`link`, e.g. NV18); only a GPU's own sequential figures have a
+ * history (sql/019_p2p.sql).  Each figure is judged by
  * common/judge.h: against the median of the GPUs of the same model tonight
  * (models are never compared with each other; a model with fewer than
  * `min_fleet` GPUs is judged against its history only) with a threshold
@@ -72,6 +77,9 @@ struct figure {
 	double value, spread_pct, sm_clock, sm_clock_max, power_w, temp_c;
 	long trials;
 	char *throttle, *ecc;
+	/* like with like: figures are compared within (model, name, mode,
+	 * link); mode "sequential" when the record names none */
+	char *mode, *peer, *link;
 	/* from the fleet and the history */
 	size_t fleet_n;
 	double fleet_median, fleet_mad;
@@ -144,6 +152,10 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->synthetic = dup_or_null(rl_field_get(f, "synthetic"));
 	g->throttle = dup_or_null(rl_field_get(f, "throttle"));
 	g->ecc = dup_or_null(rl_field_get(f, "ecc_errors"));
+	g->mode = strdup(rl_field_get(f, "mode") && *rl_field_get(f, "mode")
+			 ? rl_field_get(f, "mode") : "sequential");
+	g->peer = dup_or_null(rl_field_get(f, "peer_index"));
+	g->link = dup_or_null(rl_field_get(f, "link"));
 	g->value = rl_field_double(f, "value", NAN);
 	g->spread_pct = rl_field_double(f, "spread_pct", -1);
 	g->trials = (long)rl_field_double(f, "trials", 0);
@@ -151,7 +163,7 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->sm_clock_max = rl_field_double(f, "sm_clock_max_mhz", 0);
 	g->power_w = rl_field_double(f, "power_w", 0);
 	g->temp_c = rl_field_double(f, "temp_c", NAN);
-	return g->uuid && g->name && g->model ? 0 : -ENOMEM;
+	return g->uuid && g->name && g->model && g->mode ? 0 : -ENOMEM;
 }
 
 static int read_history(void *arg, const char *step, const char *kind,
@@ -195,15 +207,33 @@ static int cmp_past(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-/* By model, ceiling, then UUID: a model's figures for a ceiling are a run. */
-static int cmp_figure(const void *a, const void *b)
+static const char *or_empty(const char *s)
 {
-	const struct figure *x = a, *y = b;
+	return s ? s : "";
+}
+
+/* Whether two figures are compared with each other: same model, ceiling,
+ * mode and link. */
+static int cmp_group(const struct figure *x, const struct figure *y)
+{
 	int c = strcmp(x->model, y->model);
 
 	if (!c)
 		c = strcmp(x->name, y->name);
-	return c ? c : strcmp(x->uuid, y->uuid);
+	if (!c)
+		c = strcmp(x->mode, y->mode);
+	return c ? c : strcmp(or_empty(x->link), or_empty(y->link));
+}
+
+/* By group, UUID, then peer: a group's figures are a run. */
+static int cmp_figure(const void *a, const void *b)
+{
+	const struct figure *x = a, *y = b;
+	int c = cmp_group(x, y);
+
+	if (!c)
+		c = strcmp(x->uuid, y->uuid);
+	return c ? c : strcmp(or_empty(x->peer), or_empty(y->peer));
 }
 
 /* An index into a group of figures, for sorting their drivers. */
@@ -267,8 +297,7 @@ static int gather(struct fleet *fl)
 		double med, mad;
 		const char *driver;
 
-		while (end < fl->nfig && !strcmp(fl->fig[end].model, fl->fig[start].model) &&
-		       !strcmp(fl->fig[end].name, fl->fig[start].name))
+		while (end < fl->nfig && !cmp_group(&fl->fig[end], &fl->fig[start]))
 			end++;
 		n = end - start;
 		for (size_t i = 0; i < n; i++)
@@ -284,8 +313,13 @@ static int gather(struct fleet *fl)
 			fl->fig[i].fleet_median = med;
 			fl->fig[i].fleet_mad = mad;
 			fl->fig[i].fleet_driver = driver;
-			fl->fig[i].past = fl->npast ? bsearch(&key, fl->past, fl->npast,
-						sizeof(*fl->past), cmp_past) : NULL;
+			/* a GPU's history is of its own sequential figures
+			 * (sql/019_p2p.sql) */
+			bool own = !fl->fig[i].peer &&
+				   !strcmp(fl->fig[i].mode, "sequential");
+
+			fl->fig[i].past = fl->npast && own ? bsearch(&key, fl->past,
+						fl->npast, sizeof(*fl->past), cmp_past) : NULL;
 		}
 		start = end;
 	}
@@ -396,6 +430,9 @@ static int emit_finding(struct rl_ctx *ctx, const struct fleet *fl,
 		{ "history_sd", in->hist_n ? FMT(hsd, "%.17g", in->hist_sd) : "" },
 		{ "trial_sd_pct", FMT(tsd, "%.4f", in->trial_sd_pct) },
 		{ "synthetic", g->synthetic ? g->synthetic : "" },
+		{ "mode", g->mode },
+		{ "peer_index", or_empty(g->peer) },
+		{ "link", or_empty(g->link) },
 		{ NULL, NULL } });
 }
 
@@ -412,6 +449,9 @@ static int emit_gpu(struct rl_ctx *ctx, const struct figure *g, bool flagged)
 		{ "fleet_median", FMT(med, "%.17g", g->fleet_median) },
 		{ "pct_of_median", FMT(pct, "%.3f", 100 * g->value / g->fleet_median) },
 		{ "flagged", flagged ? "1" : "0" },
+		{ "mode", g->mode },
+		{ "peer_index", or_empty(g->peer) },
+		{ "link", or_empty(g->link) },
 		{ NULL, NULL } });
 }
 
@@ -493,6 +533,7 @@ static void fleet_release(struct fleet *fl)
 		free(g->uuid), free(g->name), free(g->model), free(g->node);
 		free(g->index), free(g->driver), free(g->unit);
 		free(g->synthetic), free(g->throttle), free(g->ecc);
+		free(g->mode), free(g->peer), free(g->link);
 	}
 	for (size_t i = 0; i < fl->npast; i++)
 		free(fl->past[i].uuid), free(fl->past[i].name), free(fl->past[i].driver);

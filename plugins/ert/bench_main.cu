@@ -2,13 +2,26 @@
  * ert-bench - empirical roofline ceilings of NVIDIA GPUs (ERT-style).
  *
  * Usage: ert-bench [--quick] [--attributes] [--gpu K[,K...]] [--trials N]
- *                  [--only GROUP[,GROUP...]] [--target-ms MS]
+ *                  [--only GROUP[,GROUP...]] [--target-ms MS] [--mode LABEL]
+ *                  [--start-at EPOCH_S] [--p2p [--topo FILE]]
  *   --attributes  print one `attr` line per GPU and nothing else
  *   --quick       the nightly mode: fewer geometry candidates, shorter trials
  *   --gpu K       measure GPU K only (repeatable or comma list; default: all,
  *                 one after the other)
  *   --only G      groups: fp64 fp32 fp16 tensor hbm l2 l1 shared (default all;
  *                 l2 is the working-set sweep and the l2 ceiling)
+ *   --mode LABEL  add mode=LABEL to every ceiling line ("concurrent" when
+ *                 bench/multi-gpu.sh runs one ert-bench per GPU at once,
+ *                 "sequential" one GPU after the other); letters, digits,
+ *                 '_' and '-' only
+ *   --start-at T  after CUDA is set up, wait until the wall clock reads T
+ *                 (seconds since the epoch): processes started apart begin
+ *                 measuring together
+ *   --p2p         measure the peer-to-peer matrix of the GPUs instead
+ *                 (bench_p2p.cu: `link` lines and p2p_* ceiling lines with
+ *                 a peer= field)
+ *   --topo FILE   with --p2p: the captured `nvidia-smi topo -m`, whose label
+ *                 of each pair (NV18, SYS...) goes into topo=
  * Exit status: 0 ok, 1 a CUDA error (at once) or a wrong result (at the end,
  * after every figure was printed), 2 usage, 3 no CUDA
  * device or driver ("no CUDA device: ..." on stderr).
@@ -24,7 +37,7 @@
  *   ceiling  gpu name kind unit trials min median max spread_pct
  *            sm_clock_mhz mem_clock_mhz sm_clock_min_mhz sm_clock_max_mhz
  *            sm_clock_eff_mhz power_w throttle geometry ws_bytes reps
- *            trial_s candidates check
+ *            trial_s candidates check [mode]
  *            (a figure from a dedicated kernel; value = median over trials;
  *            `l2` is measured at the sweep's fastest sizes in
  *            [L2 size / 16, L2 size], see bench_memory.cu;
@@ -42,6 +55,13 @@
  *            grid-stride candidates, ld.global.L1::no_allocate, as the
  *            geometry says); level_guess is from the capacities only, the
  *            plateaus are found by the caller)
+ *   link     gpu peer access atomics perf_rank nvlink topo
+ *            (--p2p only: one per ordered pair, see bench_p2p.cu)
+ *   ceiling  (--p2p) gpu peer name kind unit trials min median max
+ *            spread_pct sm_clock_mhz mem_clock_mhz power_w throttle geometry
+ *            ws_bytes reps trial_s directions topo [mode] check
+ *            (names p2p_read p2p_write p2p_memcpy for ordered pairs,
+ *            p2p_*_bidir for gpu < peer; see bench_p2p.cu)
  *   gpu_done gpu gpu_time_s launches wall_s
  *            (gpu_time_s: sum of every timed launch, calibration included)
  *   done     gpus wall_s
@@ -78,9 +98,11 @@ static struct {
 	int (*uuid)(nvml_dev_t, char *, unsigned);
 	int (*reasons)(nvml_dev_t, unsigned long long *);
 	int (*power)(nvml_dev_t, unsigned *);
+	int (*p2p)(nvml_dev_t, nvml_dev_t, int, int *);
 } nvml;
 
 enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+enum { NVML_P2P_CAPS_INDEX_NVLINK = 2, NVML_P2P_STATUS_OK = 0 };
 
 static void nvml_open(void)
 {
@@ -104,16 +126,13 @@ static void nvml_open(void)
 			h, "nvmlDeviceGetCurrentClocksThrottleReasons");
 	nvml.power = (int (*)(nvml_dev_t, unsigned *))dlsym(
 		h, "nvmlDeviceGetPowerUsage");
+	nvml.p2p = (int (*)(nvml_dev_t, nvml_dev_t, int, int *))dlsym(
+		h, "nvmlDeviceGetP2PStatus");
 	if (nvml.init && nvml.by_pci && nvml.clock && nvml.init() == 0)
 		nvml.ok = 1;
 }
 
-struct clock_sample {
-	unsigned sm, mem, power_mw;
-	unsigned long long reasons;
-};
-
-static bool nvml_sample(void *dev, struct clock_sample *s)
+bool ert_nvml_sample(void *dev, struct ert_clock_sample *s)
 {
 	memset(s, 0, sizeof(*s));
 	if (!nvml.ok || !dev)
@@ -126,6 +145,17 @@ static bool nvml_sample(void *dev, struct clock_sample *s)
 	if (nvml.reasons)
 		nvml.reasons((nvml_dev_t)dev, &s->reasons);
 	return true;
+}
+
+int ert_nvml_p2p_nvlink(void *a, void *b)
+{
+	int st = -1;
+
+	if (!nvml.ok || !nvml.p2p || !a || !b ||
+	    nvml.p2p((nvml_dev_t)a, (nvml_dev_t)b, NVML_P2P_CAPS_INDEX_NVLINK,
+		     &st) != 0)
+		return -1;
+	return st == NVML_P2P_STATUS_OK;
 }
 
 /* ---- output ---- */
@@ -185,7 +215,7 @@ static double now_s(void)
 
 /* Time one launch with events; adds to the GPU's time.  Returns seconds. */
 static double time_launch(struct ert_gpu *g, ert_cand &c, long reps,
-			  double *work, struct clock_sample *sample,
+			  double *work, struct ert_clock_sample *sample,
 			  double expect_s)
 {
 	float ms = 0;
@@ -199,7 +229,7 @@ static double time_launch(struct ert_gpu *g, ert_cand &c, long reps,
 		if (expect_s > 0)
 			std::this_thread::sleep_for(
 				std::chrono::duration<double>(expect_s / 2));
-		nvml_sample(g->nvml, sample);
+		ert_nvml_sample(g->nvml, sample);
 	}
 	CK(cudaEventSynchronize(g->ev1));
 	CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
@@ -288,7 +318,7 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 	if (c.clocked)
 		CK(cudaMemset(g->clk, 0, 4 * sizeof(*g->clk)));
 	for (int i = 0; i < g->opts->trials; i++) {
-		struct clock_sample s;
+		struct ert_clock_sample s;
 
 		t = time_launch(g, c, best_reps, &work, &s, expect);
 		rates.push_back(work / t);
@@ -322,7 +352,7 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 	char rs[32];
 
 	snprintf(rs, sizeof(rs), "0x%llx", reasons);
-	ert_print("ceiling",
+	std::vector<std::string> kv =
 		  {ert_kvl("gpu", g->index), ert_kv("name", name),
 		   ert_kv("kind", kind), ert_kv("unit", unit),
 		   ert_kvl("trials", (long long)rates.size()), ert_kvd("min", lo),
@@ -340,7 +370,10 @@ void ert_measure(struct ert_gpu *g, const char *name, const char *kind,
 		   ert_kvl("reps", best_reps),
 		   ert_kvd("trial_s", work / med),
 		   ert_kvl("candidates", (long long)cands.size()),
-		   ert_kv("check", checked)});
+		   ert_kv("check", checked)};
+	if (g->opts->mode && *g->opts->mode)
+		kv.push_back(ert_kv("mode", g->opts->mode));
+	ert_print("ceiling", kv);
 }
 
 struct plateau_point ert_sweep_point(struct ert_gpu *g, const char *series,
@@ -354,7 +387,7 @@ struct plateau_point ert_sweep_point(struct ert_gpu *g, const char *series,
 
 	time_launch(g, c, reps, &work, NULL, 0); /* warm-up */
 	for (int i = 0; i < g->opts->sweep_trials; i++) {
-		struct clock_sample s;
+		struct ert_clock_sample s;
 
 		t = time_launch(g, c, reps, &work, i == 0 ? &s : NULL, 0);
 		rates.push_back(work / t);
@@ -430,7 +463,7 @@ static std::string version_text(int v)
 	return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-static void *nvml_handle(int dev)
+void *ert_nvml_device(int dev)
 {
 	char pci[32];
 	nvml_dev_t h = NULL;
@@ -493,7 +526,7 @@ static void run_gpu(int dev, const struct ert_opts *o)
 	g.smem_per_sm = p.sharedMemPerMultiprocessor;
 	g.smem_optin = p.sharedMemPerBlockOptin;
 	g.mem_bytes = p.totalGlobalMem;
-	g.nvml = nvml_handle(dev);
+	g.nvml = ert_nvml_device(dev);
 	CK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
 	CK(cudaEventCreate(&g.ev0));
 	CK(cudaEventCreate(&g.ev1));
@@ -534,7 +567,8 @@ static void usage(const char *msg)
 	fprintf(stderr,
 		"ert-bench: %s\nusage: ert-bench [--quick] [--attributes] "
 		"[--gpu K[,K...]] [--trials N] [--only "
-		"fp64,fp32,fp16,tensor,hbm,l2,l1,shared] [--target-ms MS]\n",
+		"fp64,fp32,fp16,tensor,hbm,l2,l1,shared] [--target-ms MS]\n"
+		"       [--mode LABEL] [--start-at EPOCH_S] [--p2p [--topo FILE]]\n",
 		msg);
 	exit(ERT_EXIT_USAGE);
 }
@@ -595,9 +629,11 @@ static long parse_long(const char *arg, const char *opt, long lo, long hi)
 
 int main(int argc, char **argv)
 {
-	struct ert_opts o = {0, 0, 0, 0, 0, ERT_G_ALL};
+	struct ert_opts o = {0, 0, 0, 0, 0, ERT_G_ALL, NULL};
 	std::vector<int> gpus;
-	bool attributes = false;
+	bool attributes = false, p2p = false;
+	const char *topo = NULL;
+	double start_at = 0;
 	int n = 0;
 	long trials = -1, target = -1;
 	double t0 = now_s();
@@ -617,6 +653,18 @@ int main(int argc, char **argv)
 			target = parse_long(v, a, 1, 10000);
 		else if (!strcmp(a, "--only") && v)
 			o.groups = parse_groups(argv[++i]);
+		else if (!strcmp(a, "--mode") && v) {
+			o.mode = argv[++i];
+			if (!*o.mode || strspn(o.mode, "abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+					    strlen(o.mode))
+				usage("--mode: letters, digits, '_' and '-' only");
+		} else if (!strcmp(a, "--start-at") && ++i)
+			start_at = (double)parse_long(v, a, 0, 1L << 40);
+		else if (!strcmp(a, "--p2p"))
+			p2p = true;
+		else if (!strcmp(a, "--topo") && v)
+			topo = argv[++i];
 		else if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			usage("help");
 		else
@@ -648,6 +696,33 @@ int main(int argc, char **argv)
 			gpus.push_back(i);
 	nvml_open();
 	printf("# ert-bench output: see plugins/ert/bench_main.cu for the format\n");
+	if (start_at > 0) {
+		for (int gi : gpus) { /* CUDA contexts first, then the wait */
+			CK(cudaSetDevice(gi));
+			CK(cudaFree(0));
+		}
+		double wall = (double)std::chrono::duration_cast<
+			std::chrono::milliseconds>(
+			std::chrono::system_clock::now().time_since_epoch()).count() / 1e3;
+		if (start_at > wall)
+			std::this_thread::sleep_for(
+				std::chrono::duration<double>(start_at - wall));
+	}
+	if (p2p) {
+		if (gpus.size() < 2) {
+			fprintf(stderr, "ert-bench: --p2p needs 2 GPUs or more, "
+				"%zu given\n", gpus.size());
+			return ERT_EXIT_USAGE;
+		}
+		for (int gi : gpus)
+			print_attributes(gi);
+		int bad = ert_bench_p2p(gpus, &o, topo);
+		ert_print("done", {ert_kvl("gpus", (long long)gpus.size()),
+				   ert_kvd("wall_s", now_s() - t0)});
+		return bad || g_failed ? ERT_EXIT_FAIL : ERT_EXIT_OK;
+	}
+	if (topo)
+		usage("--topo goes with --p2p");
 	for (int gi : gpus) {
 		if (attributes) {
 			print_attributes(gi);

@@ -8,6 +8,7 @@
  *   bench_tensor.cu   tensor-core loops: mma.sync (sm_80+) and wgmma (sm_90a)
  *   bench_memory.cu   L1, shared memory, the sweep, the L2 ceiling
  *   bench_hbm.cu      HBM triad/read/write
+ *   bench_p2p.cu      peer-to-peer bandwidth between the GPUs (--p2p)
  *   (bench_mem.h: what the last two share)
  *
  * Each bench_* file adds its figures through the harness below; the harness
@@ -69,6 +70,7 @@ struct ert_opts {
 	double target_ms;   /* aimed duration of one timed launch */
 	double warm_ms;     /* least warm-up time before the trials */
 	unsigned groups;    /* ERT_G_* */
+	const char *mode;   /* --mode label for every ceiling line, or NULL */
 };
 
 /* One GPU being measured. */
@@ -146,9 +148,26 @@ std::string ert_kv(const char *key, const std::string &value);
 std::string ert_kvd(const char *key, double value);   /* %.17g */
 std::string ert_kvl(const char *key, long long value);
 
+/* NVML, when it loaded (else these answer "nothing"): the handle of CUDA
+ * device dev or NULL; a clock/power sample (false: none); whether NVML says
+ * a and b talk over NVLink (1), not (0), or it cannot tell (-1). */
+struct ert_clock_sample {
+	unsigned sm, mem, power_mw;
+	unsigned long long reasons;
+};
+void *ert_nvml_device(int dev);
+bool ert_nvml_sample(void *dev, struct ert_clock_sample *s);
+int ert_nvml_p2p_nvlink(void *a, void *b);
+
 /* The benchmark families. */
 void ert_bench_compute(struct ert_gpu *g);
 void ert_bench_tensor(struct ert_gpu *g);
 void ert_bench_memory(struct ert_gpu *g);
+/*
+ * The peer-to-peer matrix over gpus (bench_p2p.cu); topo_path: a captured
+ * `nvidia-smi topo -m` or NULL.  Returns 1 when a copy was wrong, else 0.
+ */
+int ert_bench_p2p(const std::vector<int> &gpus, const struct ert_opts *o,
+		  const char *topo_path);
 
 #endif /* ERT_BENCH_H */

@@ -18,7 +18,9 @@
 static const char *const known_ceilings[] = {
 	"fp64_fma", "fp64_add", "fp32_fma", "fp32_add", "fp16_fma", "fp16_add",
 	"tc_fp16", "tc_bf16", "tc_tf32", "tc_fp64", "tc_int8", "tc_fp8",
-	"hbm_triad", "hbm_read", "hbm_write", "l2", "l1", "shared", NULL,
+	"hbm_triad", "hbm_read", "hbm_write", "l2", "l1", "shared",
+	"p2p_read", "p2p_write", "p2p_memcpy", "p2p_read_bidir",
+	"p2p_write_bidir", "p2p_memcpy_bidir", NULL,
 };
 
 /* ---- parsing ---- */

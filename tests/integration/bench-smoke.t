@@ -174,6 +174,15 @@ expect "ceilings-gpu.sh: ert-bench's build resolved, plugins on the recorded run
 	'^name=fp64_fma	median=' 'smoke: skipped nvidia-smi, the nvcc build of stream-peer' \
 	'tables.md::^\| fp64_fma \| [0-9.]+ \|' '18@ert/records.tsv::^ceiling	' 'spec/exit.tsv::status=ok'
 
+smoke multi-gpu bench/multi-gpu.sh
+expect "multi-gpu.sh: the recorded 4-GPU node replayed (p2p and concurrent), tables, skips said" \
+	'ert plugin on tests/fixtures/p2p/p2p.tsv: 54 ceilings' \
+	'ert plugin on tests/fixtures/p2p/concurrent.tsv: 72 ceilings' \
+	'smoke: skipped nvidia-smi and every ert-bench run' \
+	'54@p2p/records.tsv::^ceiling	.*	peer_index=[0-3]	peer_uuid=GPU-' \
+	'72@concurrent/records.tsv::	mode=concurrent' \
+	'tables.md::^\| p2p_memcpy_bidir \| 6 \| [0-9.]+ '
+
 smoke collect-h100 bench/collect-h100.sh
 expect "collect-h100.sh: cc 9.0 metric sets, GPU runs skipped, ncu_import on the recorded exports" \
 	'^cc=90$' '^default=gpu__time_duration.sum,' '== abc-ours: skipped \(smoke: needs the GPU\)' \

@@ -67,7 +67,9 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char path[256];
 	static const char *const files[] = { "ert-raw.tsv", "ert-stderr.log",
-					     "fake-bench", NULL };
+					     "fake-bench", "ert-p2p.tsv",
+					     "ert-p2p-stderr.log", "topo.txt",
+					     "args.txt", NULL };
 
 	for (int i = 0; files[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, files[i]);
@@ -467,6 +469,218 @@ static void test_benchio_run_timeout(void **state)
 	assert_int_equal(status, 0);
 }
 
+/* ---- nodes of several GPUs (issue 29): the recorded H100 x4 runs ---- */
+
+#define P2P_FIXTURE "tests/fixtures/p2p/p2p.tsv"
+#define CONC_FIXTURE "tests/fixtures/p2p/concurrent.tsv"
+
+/* The uuid of the attr line of GPU `gpu` in the fixture, into buf. */
+static const char *fixture_uuid(const char *gpu, char *buf, size_t size)
+{
+	FILE *fp = fopen(fixture_path, "r");
+	char line[8192], g[32];
+	const char *r = NULL;
+
+	assert_non_null(fp);
+	while (!r && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "attr\t", 5) && get(line, "gpu", g, sizeof(g)) &&
+		    !strcmp(g, gpu))
+			r = get(line, "uuid", buf, size);
+	fclose(fp);
+	return r;
+}
+
+/*
+ * Every p2p ceiling line (ert-bench --p2p) is one record of its GPU, with
+ * the peer's index and UUID, the link label, the directions and the
+ * bench's numbers; replayed as recorded.
+ */
+static void test_replay_p2p(void **state)
+{
+	struct fixture *f = *state;
+	char line[8192], buf[256], want[512], g[16], p[16];
+	long n = 0;
+
+	fixture_path = P2P_FIXTURE;
+	f->cfg.replay = P2P_FIXTURE;
+	f->cfg.replay_as = "recorded";
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_true(fixture_count("ceiling") >= 6); /* 2 GPUs: 3 + 3 bidir */
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 (long)fixture_count("ceiling"));
+	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
+		char *rec = stub_host_record(&f->h, "ceiling", i);
+		FILE *fp = fopen(P2P_FIXTURE, "r");
+		int found = 0;
+
+		assert_non_null(fp);
+		assert_non_null(stub_host_get(rec, "peer_index"));
+		/* the fixture line of this GPU, peer and name */
+		while (!found && fgets(line, sizeof(line), fp))
+			found = !strncmp(line, "ceiling\t", 8) &&
+				!strcmp(get(line, "gpu", g, sizeof(g)),
+					stub_host_get(rec, "gpu_index")) &&
+				!strcmp(get(line, "peer", p, sizeof(p)),
+					stub_host_get(rec, "peer_index")) &&
+				!strcmp(get(line, "name", buf, sizeof(buf)),
+					stub_host_get(rec, "name"));
+		fclose(fp);
+		assert_true(found);
+		assert_string_not_equal(g, p);
+		assert_non_null(fixture_uuid(p, want, sizeof(want)));
+		assert_string_equal(stub_host_get(rec, "peer_uuid"), want);
+		assert_non_null(fixture_uuid(g, want, sizeof(want)));
+		assert_string_equal(stub_host_get(rec, "gpu_uuid"), want);
+		assert_true(strtod(stub_host_get(rec, "value"), NULL) ==
+			    getd(line, "median"));
+		assert_string_equal(stub_host_get(rec, "link"),
+				    get(line, "topo", buf, sizeof(buf)));
+		assert_string_equal(stub_host_get(rec, "directions"),
+				    get(line, "directions", buf, sizeof(buf)));
+		assert_string_equal(stub_host_get(rec, "kind"), "bandwidth");
+		assert_string_equal(stub_host_get(rec, "unit"), "B/s");
+		assert_int_equal(strncmp(stub_host_get(rec, "name"), "p2p_", 4), 0);
+		n += strstr(stub_host_get(rec, "name"), "_bidir") != NULL;
+		free(rec);
+	}
+	assert_true(n > 0);
+
+	/*
+	 * Replayed on a job of two GPUs (4 and 5): recorded GPUs 0 and 1 stand
+	 * in, so only their pairs are emitted, the peer under its replay UUID.
+	 */
+	{
+		static char *gpus[] = { "4,5" };
+		long pairs = 0;
+		FILE *fp = fopen(P2P_FIXTURE, "r");
+
+		assert_non_null(fp);
+		while (fgets(line, sizeof(line), fp))
+			pairs += !strncmp(line, "ceiling\t", 8) &&
+				 strtol(get(line, "gpu", g, sizeof(g)), NULL, 10) < 2 &&
+				 strtol(get(line, "peer", p, sizeof(p)), NULL, 10) < 2;
+		fclose(fp);
+		stub_host_reset(&f->h);
+		f->cfg.replay_as = "job";
+		f->cfg.gpus = (struct rl_strlist){ 1, gpus };
+		assert_int_equal(run_plugin(f), RL_OK);
+		assert_int_equal(stub_host_count(&f->h, "ceiling"), pairs);
+		for (long i = 0; i < pairs; i++) {
+			char *rec = stub_host_record(&f->h, "ceiling", i);
+			char pi[16];
+
+			/* stub_host_get's buffer is reused: copy */
+			snprintf(pi, sizeof(pi), "%s", stub_host_get(rec, "peer_index"));
+
+			assert_true(!strcmp(pi, "4") || !strcmp(pi, "5"));
+			assert_string_not_equal(pi, stub_host_get(rec, "gpu_index"));
+			assert_non_null(fixture_uuid(!strcmp(pi, "4") ? "0" : "1",
+						     buf, sizeof(buf)));
+			snprintf(want, sizeof(want), "GPU-replay-testnode-%s-of-%s",
+				 pi, buf);
+			assert_string_equal(stub_host_get(rec, "peer_uuid"), want);
+			free(rec);
+		}
+		f->cfg.gpus = (struct rl_strlist){ 0, NULL };
+	}
+}
+
+/*
+ * The concurrent run (one ert-bench per GPU, outputs joined): every GPU's
+ * figures, each record saying mode=concurrent.
+ */
+static void test_replay_concurrent(void **state)
+{
+	struct fixture *f = *state;
+	long gpus;
+
+	fixture_path = CONC_FIXTURE;
+	f->cfg.replay = CONC_FIXTURE;
+	f->cfg.replay_as = "recorded";
+	assert_int_equal(run_plugin(f), RL_OK);
+	gpus = (long)fixture_count("attr");
+	assert_true(gpus >= 2);
+	/* each GPU's ceiling lines, plus an l2 plateau record where its
+	 * output has no l2 line */
+	assert_true(stub_host_count(&f->h, "ceiling") >=
+		    (long)fixture_count("ceiling"));
+	for (long i = 0; i < stub_host_count(&f->h, "ceiling"); i++) {
+		char *rec = stub_host_record(&f->h, "ceiling", i);
+
+		if (strcmp(stub_host_get(rec, "source"), "sweep")) {
+			assert_non_null(stub_host_get(rec, "mode"));
+			assert_string_equal(stub_host_get(rec, "mode"),
+					    "concurrent");
+		}
+		free(rec);
+	}
+}
+
+/*
+ * Option p2p: after the figures of each GPU, ert-bench --p2p runs (here a
+ * stand-in that prints the recorded H100 run, or with --p2p the recorded
+ * 4 x H200 matrix) and its pairs are emitted too; on a node of one GPU
+ * (ert-bench --p2p exits 2, "needs 2 GPUs") the step still succeeds, with
+ * a warning and no pair.
+ */
+static void p2p_bench(struct fixture *f, int one_gpu)
+{
+	char path[256], cwd[1024];
+	FILE *fp;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/fake-bench", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "#!/bin/sh\necho \"$*\" >>'%s/args.txt'\n"
+		"case \" $* \" in\n*\" --p2p \"*)\n", f->dir);
+	if (one_gpu)
+		fprintf(fp, "\techo 'ert-bench: --p2p needs 2 GPUs or more, 1 given' >&2\n"
+			"\texit 2;;\n");
+	else
+		fprintf(fp, "\texec cat '%s/" P2P_FIXTURE "';;\n", cwd);
+	fprintf(fp, "*) exec cat '%s/" FIXTURE "';;\nesac\n", cwd);
+	fclose(fp);
+	assert_int_equal(chmod(path, 0755), 0);
+	free(f->cfg.bench);
+	f->cfg.bench = strdup(path);
+}
+
+static void test_run_p2p(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], args[512] = "";
+	long own;
+	FILE *fp;
+
+	fixture_path = FIXTURE;
+	own = (long)fixture_count("ceiling") + 1; /* + the L2 plateau */
+	f->cfg.quick = 1;
+	f->cfg.p2p = 1;
+	p2p_bench(f, 0);
+	assert_int_equal(run_plugin(f), RL_OK);
+	fixture_path = P2P_FIXTURE;
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 own + (long)fixture_count("ceiling"));
+	snprintf(path, sizeof(path), "%s/args.txt", f->dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(args, sizeof(args), fp));  /* the GPUs' run */
+	assert_null(strstr(args, "--p2p"));
+	assert_non_null(fgets(args, sizeof(args), fp));  /* the pairs' */
+	fclose(fp);
+	assert_int_equal(strncmp(args, "--p2p --quick", 13), 0);
+	unlink(path);
+
+	stub_host_reset(&f->h);
+	p2p_bench(f, 1);
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_int_equal(stub_host_count(&f->h, "ceiling"), own);
+	assert_non_null(strstr(f->h.log.buf, "no peer-to-peer figures: "
+			       "ert-bench: --p2p needs 2 GPUs"));
+	free(f->cfg.bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +700,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_argv, setup, teardown),
 		cmocka_unit_test(test_benchio_parse),
+		cmocka_unit_test_setup_teardown(test_replay_p2p, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_concurrent, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_run_p2p, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_benchio_run_timeout, setup,
 						teardown),
 	};

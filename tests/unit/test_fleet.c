@@ -209,10 +209,77 @@ static void test_fleet(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Like with like (issue 29): 8 GPUs measured one after the other and the 4
+ * of node n1 also measured all at once (mode concurrent), each figure 15 %
+ * lower (synthetic: a node sharing its power).  The concurrent figures are
+ * judged among themselves: nothing is flagged, and every fleet_gpu record
+ * names its mode.  Compared with the sequential ones, all 4 x nc would be
+ * fleet outliers.
+ */
+static void test_modes(void **state)
+{
+	char dir[] = "/tmp/test_fleet.XXXXXX", path[64], model[128] = "";
+	struct ceil c[64];
+	size_t nc = read_recording(c, 64, model, sizeof(model));
+	struct strbuf sb = STRBUF_INIT;
+	struct stub_host h;
+	long conc = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fleet.tsv", dir);
+	strbuf_init(&sb);
+	for (int pass = 0; pass < 2; pass++)
+		for (int g = 0; g < (pass ? 4 : 8); g++)
+			for (size_t i = 0; i < nc; i++) {
+				char uuid[32], idx[8], value[64];
+
+				snprintf(uuid, sizeof(uuid), "GPU-t-%d", g);
+				snprintf(idx, sizeof(idx), "%d", g % 4);
+				snprintf(value, sizeof(value), "%.17g",
+					 strtod(c[i].median, NULL) * (pass ? 0.85 : 1));
+				assert_int_equal(records_format(&sb, "ceiling", (const struct rl_field[]){
+					{ "node", g < 4 ? "n1" : "n2" }, { "gpu_index", idx },
+					{ "gpu_uuid", uuid }, { "gpu_name", model },
+					{ "method", "empirical" }, { "name", c[i].name },
+					{ "value", value }, { "trials", c[i].trials },
+					{ "spread_pct", c[i].spread },
+					{ "mode", pass ? "concurrent" : "sequential" },
+					{ "synthetic", "test: concurrent 15 % low" },
+					{ NULL, NULL } }), 0);
+			}
+	assert_int_equal(util_write_file_replace(path, sb.buf, sb.len, 0600), 0);
+	strbuf_release(&sb);
+	stub_host_init(&h, dir, dir);
+	stub_host_add_input(&h, "ert", path);
+	assert_int_equal(fleet_run(&h.ctx, &CFG, NULL), RL_OK);
+	assert_int_equal(stub_host_count(&h, "fleet_gpu"), (long)(12 * nc));
+	assert_int_equal(stub_host_count(&h, "finding"), 0);
+	for (long i = 0; i < stub_host_count(&h, "fleet_gpu"); i++) {
+		char *rec = stub_host_record(&h, "fleet_gpu", i);
+
+		if (!strcmp(stub_host_get(rec, "mode"), "concurrent")) {
+			conc++;
+			assert_string_equal(stub_host_get(rec, "node"), "n1");
+			assert_true(fabs(strtod(stub_host_get(rec, "pct_of_median"),
+						NULL) - 100) < 0.01);
+		} else {
+			assert_string_equal(stub_host_get(rec, "mode"), "sequential");
+		}
+		free(rec);
+	}
+	assert_int_equal(conc, (long)(4 * nc));
+	stub_host_release(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet),
+		cmocka_unit_test(test_modes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
