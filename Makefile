@@ -3,6 +3,7 @@
 #   make [VARIANT=debug|san|release]   build programs, plugins, CUDA kernels
 #   make check                         install deps, start the local cluster,
 #                                      run unit + integration tests, stop it
+#   make fuzz / fuzz-check             the fuzz targets (mk/fuzz.mk, clang)
 #   make demo                          the end-to-end demo
 #   make jobside                       only what a compute node needs (libc,
 #                                      CUDA): roofline-job, job-side plugins
@@ -147,7 +148,8 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds, builds the Debian packages from a clean
+# tests in the debug and san builds, the fuzz targets' short run (mk/fuzz.mk:
+# each target's corpus and 10 s of fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package test (tests/package/: the
 # .debs installed, run and purged) on two freshly started local clusters,
@@ -168,6 +170,7 @@ check:
 	$(MAKE) VARIANT=debug $(CHECK_CUDA) unit
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
+	$(MAKE) -j$(JOBS) fuzz-check
 	$(MAKE) deb DEB_JOBS=$(JOBS)
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 2 \
