@@ -48,7 +48,19 @@ struct config {
 	long retain_kernel_profiles;
 	long retain_ceilings;
 	bool retention_detach;
+	/* What a step attempt's files, which its user can write, may make the
+	 * daemon read (daemon/ingest.c): records.tsv's size, the longest line
+	 * of records.tsv and exit.tsv (exit.tsv is one line), and the number
+	 * of records.  Past one, the attempt fails, naming the file and the
+	 * key. */
+	long ingest_max_bytes;
+	long ingest_max_line;
+	long ingest_max_records;
 };
+
+#define CONFIG_INGEST_MAX_BYTES (256L << 20)
+#define CONFIG_INGEST_MAX_LINE (1L << 20)
+#define CONFIG_INGEST_MAX_RECORDS 1000000L
 
 /* Fill cfg with defaults (paths next to the running program).  Caller
  * releases with config_release. */

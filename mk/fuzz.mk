@@ -28,7 +28,7 @@ ifeq ($(VARIANT),fuzz)
 # another: job_host needs the plugin loader and options, ...).
 FUZZ_BASE := $(patsubst %,$(B)/obj/%.o,common/log common/records \
                common/strbuf common/util common/plugin_loader common/options \
-               common/job_host common/paths common/cron \
+               common/job_host common/paths common/cron common/utf8 \
                tests/fuzz/harness)
 
 $(B)/fuzz/fuzz_pipeline: $(patsubst %,$(B)/obj/%.o,daemon/pipeline \

@@ -2,9 +2,11 @@
  * fuzz_records.c - the records format (common/records.h): records.tsv and
  * params.tsv as the daemon and roofline-job read them.
  *
- * The input goes through the three readers (a buffer, a stream, one line)
- * and every record that parses is written back with records_format() and
- * parsed again: it must come back field for field (abort otherwise).
+ * The input goes through the readers (a buffer, a stream, a stream within
+ * limits taken from the input's first bytes, one line) and every record
+ * that parses is written back with records_format() and parsed again: it
+ * must come back field for field (abort otherwise).  The limited reader
+ * must hand on no more records than its limit and say why it failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (in) {
 		strbuf_reset(&err);
 		records_each_stream(in, "fuzz", "kernel", each, &n, &err);
+		fclose(in);
+	}
+	free(text);
+
+	/* small limits, from the input's first bytes */
+	text = fuzz_text(data, size);
+	in = size > 3 ? fmemopen(text + 3, size - 3, "r") : NULL;
+	if (in) {
+		const struct records_limits lim = {
+			.max_line = data[0], .max_records = data[1] % 16,
+			.max_bytes = (size_t)data[2] * 4,
+		};
+		size_t seen = 0;
+		int rc;
+
+		strbuf_reset(&err);
+		rc = records_each_limited(in, "fuzz", NULL, &lim, each, &seen,
+					  &err);
+		if (lim.max_records && seen > lim.max_records)
+			abort();
+		if (rc < 0 && err.len == 0)
+			abort(); /* every failure says why */
 		fclose(in);
 	}
 	free(text);
