@@ -18,6 +18,18 @@
 need_cluster
 . "$ROOT/tests/daemon_lib.sh"
 daemon_setup
+
+# ---- the limits are configuration keys --------------------------------------
+printf 'ingest_max_bytes: 256MiB\ningest_max_line: 1 MiB\ningest_max_records: 1000000\n' \
+	>"$TEST_TMP/limits-good.yaml"
+ok "--check-config takes the three limits" \
+	"$BIN/rooflined" --check-config -c "$TEST_TMP/limits-good.yaml"
+printf 'ingest_max_bytes: 2TiB\ningest_max_line: 65MiB\ningest_max_records: 0\n' \
+	>"$TEST_TMP/limits-bad.yaml"
+out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/limits-bad.yaml" 2>&1)
+is "$?" 1 "and refuses them out of range"
+is "$(grep -c "bad value for 'ingest_max_" <<<"$out")" 3 "each one named" || diag "$out"
+
 daemon_start
 on_exit 'kill -CONT "${DAEMON_PID:-0}" 2>/dev/null || true'
 
