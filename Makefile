@@ -3,6 +3,7 @@
 #   make [VARIANT=debug|san|release]   build programs, plugins, CUDA kernels
 #   make check                         install deps, start the local cluster,
 #                                      run unit + integration tests, stop it
+#   make fuzz / fuzz-check             the fuzz targets (mk/fuzz.mk, clang)
 #   make demo                          the end-to-end demo
 #   make jobside                       only what a compute node needs (libc,
 #                                      CUDA): roofline-job, job-side plugins
@@ -29,7 +30,7 @@ NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=c
 # common/: libc-only helpers shared by every program (job side included).
 COMMON_SRC := common/log.c common/records.c common/strbuf.c common/util.c \
               common/plugin_loader.c common/options.c common/job_host.c \
-              common/paths.c common/html.c
+              common/paths.c common/html.c common/utf8.c
 # Modules that wrap one external library each.
 YAML_SRC   := common/yaml_tree.c
 DB_SRC     := daemon/db.c
@@ -156,7 +157,8 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds, builds the Debian packages from a clean
+# tests in the debug and san builds, the fuzz targets' short run (mk/fuzz.mk:
+# each target's corpus and 10 s of fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package test (tests/package/: the
 # .debs installed, run and purged) on two freshly started local clusters,
@@ -177,6 +179,7 @@ check:
 	$(MAKE) VARIANT=debug $(CHECK_CUDA) unit
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
+	$(MAKE) -j$(JOBS) fuzz-check
 	$(MAKE) deb DEB_JOBS=$(JOBS)
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 2 \

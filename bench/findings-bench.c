@@ -27,6 +27,7 @@
  * wall times also say how long it waited for a CPU.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,7 +234,7 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 	char *hist = xasprintf("%s/history/%s", dir, JOB_RECORDS_FILE);
 	char *out = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
 	double t0, c0, p0, t_hist, c_hist, p_hist, t_job, c_job = 0;
-	int rc, status;
+	int rc, status, dir_fd;
 
 	job_spec_init(&spec);
 	strbuf_init(&err);
@@ -248,7 +249,12 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 		goto out;
 	}
 	t0 = now_ms(), c0 = cpu_ms(), p0 = proc_cpu_ms(pg_pid);
-	rc = history_prepare(e, s, dir, getuid(), getgid(), &spec, &err);
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	rc = dir_fd < 0 ? -errno
+			: history_prepare(e, s, dir_fd, dir, getuid(), getgid(),
+					  &spec, &err);
+	if (dir_fd >= 0)
+		close(dir_fd);
 	if (rc == 0) {
 		job_spec_format(&spec, &params);
 		rc = util_write_file_replace(path, params.buf, params.len, 0600);

@@ -153,8 +153,10 @@ static int parse_item(const struct field_spec *spec, const char *item,
 				return -EINVAL;
 			}
 		} else if (*p == '/') {
-			/* N/STEP: from N to the end (Saturday for days) */
-			hi = spec->names == day_names ? 6 : spec->max;
+			/* N/STEP: from N to the end (Saturday for days;
+			 * 7/STEP is Sunday alone, not an empty range) */
+			hi = spec->names == day_names ? (lo > 6 ? lo : 6)
+						      : spec->max;
 		}
 	}
 	if (take_step(spec, &p, &step, err) < 0)

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "plugin_loader.h"
 #include "records.h"
+#include "utf8.h"
 #include "util.h"
 
 void job_spec_init(struct job_spec *spec)
@@ -557,13 +558,16 @@ static int read_exit_record(void *arg, const char *kind,
 	e->status = strcmp(status, "ok") == 0      ? RL_OK
 		    : strcmp(status, "retry") == 0 ? RL_RETRY
 						   : RL_FAIL;
+	/* text the job's user wrote: stored by the daemon, shown in logs */
 	if ((v = rl_field_get(f, "node")))
-		snprintf(e->node, sizeof(e->node), "%s", v);
+		utf8_sanitize(e->node, sizeof(e->node), v);
 	if ((v = rl_field_get(f, "error")))
-		snprintf(e->error, sizeof(e->error), "%s", v);
-	if ((v = rl_field_get(f, "started")) && util_parse_long(v, &l) == 0)
+		utf8_sanitize(e->error, sizeof(e->error), v);
+	if ((v = rl_field_get(f, "started")) && util_parse_long(v, &l) == 0 &&
+	    l > 0 && l <= JOB_EXIT_TIME_MAX)
 		e->started = (time_t)l;
-	if ((v = rl_field_get(f, "ended")) && util_parse_long(v, &l) == 0)
+	if ((v = rl_field_get(f, "ended")) && util_parse_long(v, &l) == 0 &&
+	    l > 0 && l <= JOB_EXIT_TIME_MAX)
 		e->ended = (time_t)l;
 	if ((v = rl_field_get(f, "records")) && util_parse_long(v, &l) == 0)
 		e->records = l;

@@ -85,7 +85,10 @@ int job_spec_load(struct job_spec *spec, const char *path, struct strbuf *err);
  * outputs could not be written. */
 enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir);
 
-/* An attempt's exit record, as read back by the daemon. */
+/* An attempt's exit record, as read back by the daemon.  The attempt's
+ * user can write anything there: node and error are escaped as
+ * utf8_sanitize() does (and cut to fit), and a time outside 1970 to the
+ * end of 9999 (JOB_EXIT_TIME_MAX) is read as 0, unknown. */
 struct job_exit {
 	enum rl_result status;
 	char node[256];
@@ -93,6 +96,7 @@ struct job_exit {
 	long records;
 	char error[1024];
 };
+#define JOB_EXIT_TIME_MAX 253402300799L /* 9999-12-31 23:59:59 UTC */
 
 /* Read out_dir/exit.tsv.  0, -ENOENT when the attempt has not finished (or
  * died before writing it), or -EINVAL when it is malformed. */

@@ -383,58 +383,122 @@ int records_each_in(char *buf, const char *name, const char *kind,
 	return rc;
 }
 
-/* Bytes read from a stream at a time; a longer line grows the buffer. */
+/* Bytes read from a stream at a time; a longer line grows the buffer, up
+ * to the line limit. */
 #define CHUNK (256u << 10)
+
+/* A stream reader: where its records go, its limits, how far it got. */
+struct stream {
+	const char *name, *kind;
+	records_fn fn;
+	void *arg;
+	struct reader *r;
+	struct strbuf *err;
+	size_t max_bytes, max_line, max_records; /* resolved: see records.h */
+	size_t lineno;                           /* lines handed on */
+};
+
+static int line_too_long(const struct stream *st)
+{
+	if (st->err)
+		strbuf_addf(st->err, "%s:%zu: line longer than %zu bytes",
+			    st->name, st->lineno + 1, st->max_line);
+	return -EMSGSIZE;
+}
 
 /* Hand the complete lines of buf[0..len) to handle_line; *used gets the
  * bytes consumed (up to the last LF). */
-static int each_line(char *buf, size_t len, size_t *used, size_t *lineno,
-		     const char *name, const char *kind, records_fn fn,
-		     void *arg, struct reader *r, struct strbuf *err)
+static int each_line(char *buf, size_t len, size_t *used, struct stream *st)
 {
 	char *line = buf, *end = buf + len, *nl;
 	int rc = 0;
 
 	while (rc == 0 && (nl = memchr(line, '\n', (size_t)(end - line)))) {
-		(*lineno)++;
+		if ((size_t)(nl - line) > st->max_line) {
+			rc = line_too_long(st);
+			break;
+		}
+		if (st->max_records && st->lineno == st->max_records) {
+			if (st->err)
+				strbuf_addf(st->err, "%s: more than %zu records",
+					    st->name, st->max_records);
+			rc = -E2BIG;
+			break;
+		}
+		st->lineno++;
 		*nl = '\0';
-		rc = handle_line(line, nl, name, *lineno, kind, fn, arg, r, err);
+		rc = handle_line(line, nl, st->name, st->lineno, st->kind,
+				 st->fn, st->arg, st->r, st->err);
 		line = nl + 1;
 	}
 	*used = (size_t)(line - buf);
 	return rc;
 }
 
-int records_each_stream(FILE *in, const char *name, const char *kind,
-			records_fn fn, void *arg, struct strbuf *err)
+/* Read st's input to its end through each_line. */
+static int read_stream(FILE *in, struct stream *st)
 {
-	struct reader *r = reader_new();
-	size_t cap = CHUNK, len = 0, lineno = 0, got, used;
+	size_t cap = CHUNK, len = 0, total = 0, got, used;
 	char *buf = xmalloc(cap);
 	int rc = 0;
 
 	/* Whole chunks, parsed in place; a line cut by the chunk's end moves
 	 * to the front and the next read completes it. */
 	while (rc == 0 && (got = fread(buf + len, 1, cap - len, in)) > 0) {
+		total += got;
+		if (st->max_bytes && total > st->max_bytes) {
+			if (st->err)
+				strbuf_addf(st->err, "%s: more than %zu bytes",
+					    st->name, st->max_bytes);
+			rc = -EFBIG;
+			break;
+		}
 		len += got;
-		rc = each_line(buf, len, &used, &lineno, name, kind, fn, arg, r, err);
+		rc = each_line(buf, len, &used, st);
 		memmove(buf, buf + used, len - used);
 		len -= used;
-		if (len == cap) { /* one line fills the buffer */
-			cap *= 2;
+		if (rc == 0 && len > st->max_line) {
+			rc = line_too_long(st);
+		} else if (len == cap) { /* one line fills the buffer */
+			cap = cap > st->max_line / 2 ? st->max_line + 1 : cap * 2;
 			buf = xrealloc(buf, cap);
 		}
 	}
 	if (rc == 0 && ferror(in)) {
-		if (err)
-			strbuf_addf(err, "%s: read error", name);
+		if (st->err)
+			strbuf_addf(st->err, "%s: read error", st->name);
 		rc = -EIO;
 	} else if (rc == 0 && len) {
-		rc = truncated(name, lineno + 1, err);
+		rc = truncated(st->name, st->lineno + 1, st->err);
 	}
 	free(buf);
-	reader_free(r);
 	return rc;
+}
+
+int records_each_limited(FILE *in, const char *name, const char *kind,
+			 const struct records_limits *lim, records_fn fn,
+			 void *arg, struct strbuf *err)
+{
+	struct stream st = { .name = name, .kind = kind, .fn = fn, .arg = arg,
+			     .err = err, .max_line = RECORDS_LINE_MAX };
+	int rc;
+
+	if (lim) {
+		st.max_bytes = lim->max_bytes;
+		st.max_records = lim->max_records;
+		if (lim->max_line && lim->max_line < RECORDS_LINE_MAX)
+			st.max_line = lim->max_line;
+	}
+	st.r = reader_new();
+	rc = read_stream(in, &st);
+	reader_free(st.r);
+	return rc;
+}
+
+int records_each_stream(FILE *in, const char *name, const char *kind,
+			records_fn fn, void *arg, struct strbuf *err)
+{
+	return records_each_limited(in, name, kind, NULL, fn, arg, err);
 }
 
 int records_each(const char *path, const char *kind, records_fn fn, void *arg,

@@ -57,9 +57,34 @@ int records_each(const char *path, const char *kind, records_fn fn, void *arg,
 		 struct strbuf *err);
 
 /* The same over an open stream (read to its end in chunks of 256 KiB, parsed
- * in place; not closed). */
+ * in place; not closed), with the default limits (records_each_limited). */
 int records_each_stream(FILE *in, const char *name, const char *kind,
 			records_fn fn, void *arg, struct strbuf *err);
+
+/* The longest line any stream reader takes, LF excluded: a line buffers
+ * whole, so without a bound one line without a newline would take all
+ * memory. */
+#define RECORDS_LINE_MAX (64u << 20)
+
+/* What a reader takes at most of a file it does not trust.  0: no limit
+ * (for max_line: RECORDS_LINE_MAX, which is also the most it can be). */
+struct records_limits {
+	size_t max_bytes;   /* bytes read in all */
+	size_t max_line;    /* bytes of one line, LF excluded */
+	size_t max_records; /* lines (every line is a record) */
+};
+
+/*
+ * records_each_stream within lim (NULL: the defaults).  Past a limit the
+ * reader stops before handing on the line that crossed it (the records
+ * before it were handed on) and returns -EFBIG (max_bytes), -EMSGSIZE
+ * (max_line) or -E2BIG (max_records), with "name: more than N bytes",
+ * "name:LINE: line longer than N bytes" or "name: more than N records"
+ * appended to err.
+ */
+int records_each_limited(FILE *in, const char *name, const char *kind,
+			 const struct records_limits *lim, records_fn fn,
+			 void *arg, struct strbuf *err);
 
 /*
  * The same over a buffer in memory (modified in place); `name` is used in

@@ -389,9 +389,19 @@ static int parse_unit_duration(const char *s, long *out)
 	case 'd': scale = 86400; break;
 	default: return -EINVAL;
 	}
-	if (p[1] != '\0')
+	if (p[1] != '\0' || __builtin_mul_overflow(v, scale, out))
 		return -EINVAL;
-	*out = v * scale;
+	return 0;
+}
+
+/* *out = a * scale + b, or -EINVAL when that does not fit a long. */
+static int scaled(long a, long scale, long b, long *out)
+{
+	long v;
+
+	if (__builtin_mul_overflow(a, scale, &v) ||
+	    __builtin_add_overflow(v, b, out))
+		return -EINVAL;
 	return 0;
 }
 
@@ -428,19 +438,15 @@ int util_parse_duration(const char *s, long *out)
 
 		if (h > 23 || m > 59 || sec > 59)
 			return -EINVAL;
-		*out = days * 86400 + h * 3600 + m * 60 + sec;
-	} else if (n == 1) {
-		*out = f[0] * 60; /* minutes */
-	} else if (n == 2) {
-		if (f[1] > 59)
-			return -EINVAL;
-		*out = f[0] * 60 + f[1];
-	} else {
-		if (f[1] > 59 || f[2] > 59)
-			return -EINVAL;
-		*out = f[0] * 3600 + f[1] * 60 + f[2];
+		return scaled(days, 86400, h * 3600 + m * 60 + sec, out);
 	}
-	return 0;
+	if (n == 1)
+		return scaled(f[0], 60, 0, out); /* minutes */
+	if (n == 2)
+		return f[1] > 59 ? -EINVAL : scaled(f[0], 60, f[1], out);
+	if (f[1] > 59 || f[2] > 59)
+		return -EINVAL;
+	return scaled(f[0], 3600, f[1] * 60 + f[2], out);
 }
 
 char *util_exe_dir(void)

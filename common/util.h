@@ -68,7 +68,7 @@ int util_parse_double(const char *s, double *out);
 /*
  * Parse a duration in Slurm's forms ("M", "M:S", "H:M:S", "D-H", "D-H:M",
  * "D-H:M:S") or with a unit suffix ("90s", "15m", "2h", "1d").  Seconds in
- * *out.  0 or -EINVAL.
+ * *out.  0 or -EINVAL (also when the seconds do not fit a long).
  */
 int util_parse_duration(const char *s, long *out);
 

@@ -8,12 +8,13 @@
 #include "log.h"
 #include "paths.h"
 #include "plugin_loader.h"
+#include "records.h"
 #include "util.h"
 #include "yaml_tree.h"
 
 enum cfg_type {
 	CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT,
-	CFG_MONTHS, CFG_RETENTION, CFG_BOOL
+	CFG_MONTHS, CFG_RETENTION, CFG_BOOL, CFG_BYTES, CFG_LINE, CFG_RECORDS
 };
 
 struct cfg_key {
@@ -73,6 +74,13 @@ static const struct cfg_key cfg_keys[] = {
 	  "the gnuplot a user's daemon-side step runs (\"\": gnuplot in PATH)" },
 	{ "retention", CFG_RETENTION, offsetof(struct config, retention_detach),
 	  "drop or detach: what happens to partitions past their retention" },
+	{ "ingest_max_bytes", CFG_BYTES, offsetof(struct config, ingest_max_bytes),
+	  "largest records.tsv ingested, e.g. 256MiB (1 byte to 1TiB)" },
+	{ "ingest_max_line", CFG_LINE, offsetof(struct config, ingest_max_line),
+	  "longest record line (and exit.tsv) read, e.g. 1MiB (at most 64MiB)" },
+	{ "ingest_max_records", CFG_RECORDS,
+	  offsetof(struct config, ingest_max_records),
+	  "most records ingested from one step attempt (1 to 10^12)" },
 };
 
 void config_defaults(struct config *cfg)
@@ -104,6 +112,9 @@ void config_defaults(struct config *cfg)
 	cfg->user_daemon_steps = true;
 	cfg->ncu_program = xstrdup("");
 	cfg->gnuplot_program = xstrdup("");
+	cfg->ingest_max_bytes = CONFIG_INGEST_MAX_BYTES;
+	cfg->ingest_max_line = CONFIG_INGEST_MAX_LINE;
+	cfg->ingest_max_records = CONFIG_INGEST_MAX_RECORDS;
 }
 
 void config_release(struct config *cfg)
@@ -164,6 +175,31 @@ static int parse_months(const char *text, long *months)
 	return -EINVAL;
 }
 
+/* "1048576", "512 KiB", "1MiB", "2 GiB" (KiB/MiB/GiB/TiB: powers of
+ * 1024; K, M, G, T too) into 1..max bytes. */
+static int parse_bytes(const char *text, long max, long *bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	char *end;
+	long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || v <= 0)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; *end && i < ARRAY_SIZE(units); i++)
+		if (strcmp(end, units[i]) == 0 ||
+		    (end[0] == units[i][0] && end[1] == '\0'))
+			shift = 10 * (int)(i + 1);
+	if ((*end && !shift && strcmp(end, "B") != 0) || v > max >> shift)
+		return -EINVAL;
+	*bytes = v << shift;
+	return 0;
+}
+
 static int set_key(struct config *cfg, const struct cfg_key *k,
 		   const char *text)
 {
@@ -205,6 +241,15 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 		if (strcmp(text, "drop") != 0 && strcmp(text, "detach") != 0)
 			return -EINVAL;
 		*(bool *)field = text[1] == 'e';
+		return 0;
+	case CFG_BYTES:
+		return parse_bytes(text, 1L << 40, (long *)field);
+	case CFG_LINE:
+		return parse_bytes(text, RECORDS_LINE_MAX, (long *)field);
+	case CFG_RECORDS:
+		if (util_parse_long(text, &v) < 0 || v < 1 || v > 1000000000000L)
+			return -EINVAL;
+		*(long *)field = v;
 		return 0;
 	}
 	return -EINVAL;

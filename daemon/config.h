@@ -53,7 +53,19 @@ struct config {
 	bool user_daemon_steps;
 	char *ncu_program;     /* "" = ncu in the child's PATH */
 	char *gnuplot_program; /* "" = gnuplot in the child's PATH */
+	/* What a step attempt's files, which its user can write, may make the
+	 * daemon read (daemon/ingest.c): records.tsv's size, the longest line
+	 * of records.tsv and exit.tsv (exit.tsv is one line), and the number
+	 * of records.  Past one, the attempt fails, naming the file and the
+	 * key. */
+	long ingest_max_bytes;
+	long ingest_max_line;
+	long ingest_max_records;
 };
+
+#define CONFIG_INGEST_MAX_BYTES (256L << 20)
+#define CONFIG_INGEST_MAX_LINE (1L << 20)
+#define CONFIG_INGEST_MAX_RECORDS 1000000L
 
 /* Fill cfg with defaults (paths next to the running program).  Caller
  * releases with config_release. */

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "migrate.h"
 #include "notify.h"
+#include "utf8.h"
 #include "util.h"
 
 /*
@@ -295,6 +296,20 @@ static void log_transition(const struct step_row *s, const char *from,
 		detail ? detail : "");
 }
 
+/* s, or when it is not well-formed UTF-8 (text a user wrote: PostgreSQL
+ * would refuse the whole statement, at every tick) s escaped into *copy
+ * (caller frees). */
+static const char *storable(const char *s, char **copy)
+{
+	size_t n;
+
+	if (!s || utf8_valid(s, (n = strlen(s))))
+		return s;
+	*copy = xmalloc(4 * n + 1); /* at most 4 bytes ("\xNN") a byte */
+	utf8_sanitize(*copy, 4 * n + 1, s);
+	return *copy;
+}
+
 int engine_step_set_state(struct engine *e, const struct step_row *s,
 			  const char *state, const struct step_change *c)
 {
@@ -322,6 +337,7 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 		" insert into step_events (step, state, attempt, detail)"
 		" select id, $2, attempt, $11 from u";
 	char id[32], att[32], job[32], pid[32], retry[32], t0[32];
+	char *copies[4] = { NULL, NULL, NULL, NULL };
 	const char *params[14];
 	long rc;
 
@@ -335,23 +351,26 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 	params[2] = c->attempt >= 0 ? att : NULL;
 	params[3] = c->job_id >= 0 ? job : NULL;
 	params[4] = c->daemon_pid >= 0 ? pid : NULL;
-	params[5] = c->exec_node;
-	params[6] = c->error;
+	params[5] = storable(c->exec_node, &copies[0]);
+	params[6] = storable(c->error, &copies[1]);
 	params[7] = c->started ? "true" : "false";
 	params[8] = c->ended ? "true" : "false";
 	params[9] = c->retry_in_s >= 0 ? retry : NULL;
-	params[10] = c->detail;
+	params[10] = storable(c->detail, &copies[2]);
 	snprintf(t0, sizeof(t0), "%ld", c->started_epoch);
 	params[11] = t0;
 	params[12] = c->slurm_reason;
-	params[13] = c->avoid_node;
+	params[13] = storable(c->avoid_node, &copies[3]);
 	rc = db_exec(e->db, sql, 14, params);
+	if (rc >= 0)
+		log_transition(s, s->state, state, params[10]);
+	for (size_t i = 0; i < ARRAY_SIZE(copies); i++)
+		free(copies[i]);
 	if (rc < 0) {
 		log_error("cannot record step %ld state %s: %s", s->id, state,
 			  db_error(e->db));
 		return -EIO;
 	}
-	log_transition(s, s->state, state, c->detail);
 	if (strcmp(state, "failed") == 0 || strcmp(state, "skipped") == 0 ||
 	    strcmp(state, "cancelled") == 0)
 		e->fan_in_dirty = true;
@@ -603,7 +622,11 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 		engine_step_failed(e, s, err.buf, false);
 		goto out;
 	}
-	rc = ingest_read_exit(dir, uid, &ex);
+	rc = ingest_read_exit(e->cfg, dir, uid, &ex, &err);
+	if (rc == -EFBIG) { /* what the user left there: no retry */
+		engine_step_failed(e, s, err.buf, false);
+		goto out;
+	}
 	if (rc == 0 && ex.status == RL_OK &&
 	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
 		rc = ingest_attempt(e, s, dir, &ex, uid, &err);

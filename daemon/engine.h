@@ -258,8 +258,11 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 		   const char *dir, const struct job_exit *ex, uid_t owner,
 		   struct strbuf *err);
 /* Read the attempt's exit record, refusing anything but a regular file
- * owned by uid.  0, -ENOENT (no exit record) or -EINVAL. */
-int ingest_read_exit(const char *dir, uid_t uid, struct job_exit *ex);
+ * owned by uid of at most cfg->ingest_max_line + 1 bytes.  0, -ENOENT (no
+ * exit record), -EFBIG (too large: err, when not NULL, names the file and
+ * the limit; the attempt is failed) or -EINVAL (unreadable or malformed). */
+int ingest_read_exit(const struct config *cfg, const char *dir, uid_t uid,
+		     struct job_exit *ex, struct strbuf *err);
 /* Open path for reading only if it is a regular file owned by uid (not a
  * symlink): user-owned directories are read by a root daemon.  fd or -errno. */
 int ingest_open_owned(const char *path, uid_t uid);

@@ -3,9 +3,13 @@
  * transaction, idempotently.  See engine.h.
  *
  * The attempt directory belongs to the run's user and the daemon reads it as
- * root, so files are opened without following links and must be regular
- * files owned by that user: a user cannot make the daemon read someone
- * else's file.
+ * root, so files are opened without following links or blocking (a FIFO)
+ * and must be regular files owned by that user: a user cannot make the
+ * daemon read someone else's file.  Their size, their lines and the number
+ * of records are bounded by the configuration (ingest_max_bytes,
+ * ingest_max_line, ingest_max_records), and a record that is not UTF-8 is
+ * refused: past any of them the attempt fails, and the error names the file
+ * and the key.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +22,8 @@
 #include "engine.h"
 #include "log.h"
 #include "records.h"
+#include "utf8.h"
 #include "util.h"
-
-#define INGEST_MAX_BYTES (2048u * 1024u * 1024u)
 
 int ingest_open_owned(const char *path, uid_t uid)
 {
@@ -37,8 +40,20 @@ int ingest_open_owned(const char *path, uid_t uid)
 	return fd;
 }
 
-/* Read a whole owned file; caller frees *out. */
-static int read_owned(const char *path, uid_t uid, char **out)
+/* Append "PATH: N bytes, over the limit of M bytes (KEY)" to err. */
+static int over_limit(struct strbuf *err, const char *path, long long size,
+		      long limit, const char *key)
+{
+	if (err)
+		strbuf_addf(err, "%s: %lld bytes, over the limit of %ld bytes (%s)",
+			    path, size, limit, key);
+	return -EFBIG;
+}
+
+/* Read a whole owned file of at most max bytes; caller frees *out.  0,
+ * -errno, -EPERM (not a regular file of uid's) or -EFBIG (err says so). */
+static int read_owned(const char *path, uid_t uid, long max, char **out,
+		      struct strbuf *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -47,9 +62,14 @@ static int read_owned(const char *path, uid_t uid, char **out)
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size > INGEST_MAX_BYTES) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return -EFBIG;
+		return -EIO;
+	}
+	if (st.st_size > max) {
+		close(fd);
+		return over_limit(err, path, (long long)st.st_size, max,
+				  "ingest_max_line: exit.tsv is one line");
 	}
 	buf = xmalloc((size_t)st.st_size + 1);
 	while (got < (size_t)st.st_size) {
@@ -65,15 +85,17 @@ static int read_owned(const char *path, uid_t uid, char **out)
 	return 0;
 }
 
-int ingest_read_exit(const char *dir, uid_t uid, struct job_exit *ex)
+int ingest_read_exit(const struct config *cfg, const char *dir, uid_t uid,
+		     struct job_exit *ex, struct strbuf *err)
 {
 	char *path = xasprintf("%s/%s", dir, JOB_EXIT_FILE), *buf;
-	int rc = read_owned(path, uid, &buf);
+	/* one line and its LF */
+	int rc = read_owned(path, uid, cfg->ingest_max_line + 1, &buf, err);
 
 	if (rc == 0) {
 		rc = job_exit_parse(buf, path, ex);
 		free(buf);
-	} else if (rc != -ENOENT) {
+	} else if (rc != -ENOENT && rc != -EFBIG) {
 		log_warn("ignoring %s: %s", path,
 			 rc == -EPERM ? "not a regular file owned by the run's user"
 				      : strerror(-rc));
@@ -104,16 +126,34 @@ struct copy_state {
 	struct engine *e;
 	const struct step_row *s;
 	const char *node;
+	const char *path;
 	struct strbuf row, json;
+	struct strbuf *err;
 	long seq;
 	int rc;
 };
+
+/* PostgreSQL stores only well-formed UTF-8: a record with anything else
+ * fails the attempt here, naming it, rather than the COPY. */
+static int check_text(struct copy_state *cs, const struct rl_field *f)
+{
+	for (; f->key; f++) {
+		if (!utf8_valid(f->value, strlen(f->value))) {
+			strbuf_addf(cs->err, "%s:%ld: field '%s' is not valid "
+				    "UTF-8", cs->path, cs->seq + 1, f->key);
+			return -EILSEQ;
+		}
+	}
+	return 0;
+}
 
 /* One record -> one COPY row: step, attempt, seq, run_id, kind, node, fields. */
 static int copy_record(void *arg, const char *kind, const struct rl_field *f)
 {
 	struct copy_state *cs = arg;
 
+	if (check_text(cs, f) < 0)
+		return -EILSEQ;
 	strbuf_reset(&cs->row);
 	strbuf_reset(&cs->json);
 	strbuf_addch(&cs->json, '{');
@@ -160,11 +200,29 @@ static int claim_step(struct engine *e, const struct step_row *s)
 	return claimed;
 }
 
+/* The configuration key of the limit behind records_each_limited()'s
+ * rc, or NULL when rc is not a limit's. */
+static const char *limit_key(int rc)
+{
+	switch (rc) {
+	case -EFBIG: return "ingest_max_bytes";
+	case -EMSGSIZE: return "ingest_max_line";
+	case -E2BIG: return "ingest_max_records";
+	}
+	return NULL;
+}
+
 static int copy_records(struct engine *e, const struct step_row *s,
 			FILE *in, const char *path, const char *node,
 			struct strbuf *err)
 {
-	struct copy_state cs = { .e = e, .s = s, .node = node };
+	struct copy_state cs = { .e = e, .s = s, .node = node, .path = path,
+				 .err = err };
+	const struct records_limits lim = {
+		.max_bytes = (size_t)e->cfg->ingest_max_bytes,
+		.max_line = (size_t)e->cfg->ingest_max_line,
+		.max_records = (size_t)e->cfg->ingest_max_records,
+	};
 	int rc;
 
 	strbuf_init(&cs.row);
@@ -174,9 +232,13 @@ static int copy_records(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
-	rc = in ? records_each_stream(in, path, NULL, copy_record, &cs, err) : 0;
-	if (rc == -EINVAL) {
+	rc = in ? records_each_limited(in, path, NULL, &lim, copy_record, &cs,
+				       err) : 0;
+	if (limit_key(rc))
+		strbuf_addf(err, " (%s)", limit_key(rc));
+	if (rc == -EINVAL || rc == -EILSEQ || limit_key(rc)) {
 		db_copy_end(e->db); /* ends the COPY; the caller rolls back */
+		rc = -EINVAL;
 		goto out;
 	}
 	if (db_copy_end(e->db) < 0 || cs.rc < 0) {
@@ -202,6 +264,15 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 	int rc = ingest_open_owned(path, owner), claimed;
 
 	if (rc >= 0) {
+		struct stat st;
+
+		if (fstat(rc, &st) == 0 && st.st_size > e->cfg->ingest_max_bytes) {
+			close(rc);
+			over_limit(err, path, (long long)st.st_size,
+				   e->cfg->ingest_max_bytes, "ingest_max_bytes");
+			rc = -EINVAL;
+			goto out;
+		}
 		in = fdopen(rc, "r");
 		if (!in) {
 			close(rc);

@@ -918,7 +918,7 @@ static void poll_daemon_children(struct engine *e)
 		dir = engine_attempt_dir(s, s->attempt);
 		if (reaped_by_alarm(s->daemon_pid) &&
 		    engine_run_identity(e, s, &uid, &gid, &err) == 0 &&
-		    ingest_read_exit(dir, uid, &ex) == -ENOENT) {
+		    ingest_read_exit(e->cfg, dir, uid, &ex, NULL) == -ENOENT) {
 			struct attempt_end end = { .state = "TIMEOUT",
 						   .exit_code = -1,
 						   .signal = SIGALRM };

@@ -33,6 +33,7 @@ FINDINGS_BENCH_GOAL := $(.DEFAULT_GOAL)
 
 $(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
                            $(B)/obj/daemon/history.o $(B)/obj/daemon/db.o \
+                           $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o \
                            $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl

@@ -42,6 +42,11 @@ CFLAGS_san     := -O1 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer \
                   -fno-sanitize-recover=undefined
 CFLAGS_release := -O2 -g -DNDEBUG -ffile-prefix-map=$(CURDIR)=.
 LDFLAGS_san    := -fsanitize=address,undefined
+# The fuzz targets (mk/fuzz.mk; clang only): every object instrumented for
+# libFuzzer, ASan and UBSan; the targets link libFuzzer's main.
+CFLAGS_fuzz    := -O1 -g3 -fsanitize=fuzzer-no-link,address,undefined \
+                  -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS_fuzz   := -fsanitize=fuzzer,address,undefined
 CPPFLAGS += -Wdate-time
 CFLAGS  += $(CSTD) $(WARN) $(CFLAGS_$(VARIANT))
 LDFLAGS += $(LDFLAGS_$(VARIANT))

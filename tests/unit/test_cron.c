@@ -182,6 +182,8 @@ static void next_basic(void **state)
 	next_is("0 9 * * mon-fri", "2024-01-05 10:00", "2024-01-08 09:00");
 	next_is("0 9 * * 0", "2024-01-01 10:00", "2024-01-07 09:00");
 	next_is("0 9 * * 7", "2024-01-01 10:00", "2024-01-07 09:00");
+	/* 7/STEP is Sunday, not nothing (found by tests/fuzz/fuzz_cron) */
+	next_is("0 9 * * 7/3", "2024-01-01 10:00", "2024-01-07 09:00");
 }
 
 static void day_or_rule(void **state)

@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -304,9 +306,125 @@ static void every_one_byte_change_reads_as_the_plain_parser_reads_it(void **stat
 			check_change(line, i, subs[c]);
 }
 
+/* ---- limits: what a file the daemon does not trust can make it do ------- */
+
+/* A file of `size` bytes (sparse: NUL bytes, no LF) after `head`. */
+static FILE *sparse_file(const char *head, off_t size)
+{
+	FILE *in = tmpfile();
+
+	assert_non_null(in);
+	assert_int_equal(fputs(head, in) >= 0, 1);
+	assert_int_equal(fflush(in), 0);
+	assert_int_equal(ftruncate(fileno(in), size), 0);
+	rewind(in);
+	return in;
+}
+
+/* A 4 GiB sparse file without a newline (issue 21: the daemon doubled its
+ * buffer until the allocation aborted): the default reader stops at
+ * RECORDS_LINE_MAX and names the line. */
+static void a_line_without_end_stops_at_the_line_limit(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	int n = 0;
+	FILE *in = sparse_file("kernel\tname=a\nkernel\tname=", 4LL << 30);
+
+	(void)state;
+	strbuf_init(&err);
+	assert_int_equal(records_each_stream(in, "big.tsv", NULL, count, &n, &err),
+			 -EMSGSIZE);
+	assert_int_equal(n, 1);
+	assert_string_equal(err.buf, "big.tsv:2: line longer than 67108864 bytes");
+	fclose(in);
+	strbuf_release(&err);
+}
+
+/* Feed text through records_each_limited with lim; returns its result,
+ * *n the records handed on, err its message. */
+static int read_limited(const char *text, const struct records_limits *lim,
+			int *n, struct strbuf *err)
+{
+	FILE *in = fmemopen((void *)(uintptr_t)text, strlen(text), "r");
+	int rc;
+
+	assert_non_null(in);
+	*n = 0;
+	strbuf_reset(err);
+	rc = records_each_limited(in, "r.tsv", NULL, lim, count, n, err);
+	fclose(in);
+	return rc;
+}
+
+static void each_limit_holds_to_the_byte(void **state)
+{
+	/* lines of 15 bytes and their LF */
+	static const char text[] = "kernel\tname=abc\nkernel\tname=abd\n"
+				   "kernel\tname=abe\n";
+	struct records_limits lim = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	int n;
+
+	(void)state;
+	strbuf_init(&err);
+	lim.max_line = 15;
+	assert_int_equal(read_limited(text, &lim, &n, &err), 0);
+	assert_int_equal(n, 3);
+	lim.max_line = 14;
+	assert_int_equal(read_limited(text, &lim, &n, &err), -EMSGSIZE);
+	assert_int_equal(n, 0);
+	assert_string_equal(err.buf, "r.tsv:1: line longer than 14 bytes");
+
+	lim = (struct records_limits){ .max_records = 3 };
+	assert_int_equal(read_limited(text, &lim, &n, &err), 0);
+	lim.max_records = 2;
+	assert_int_equal(read_limited(text, &lim, &n, &err), -E2BIG);
+	assert_int_equal(n, 2);
+	assert_string_equal(err.buf, "r.tsv: more than 2 records");
+
+	lim = (struct records_limits){ .max_bytes = 48 };
+	assert_int_equal(read_limited(text, &lim, &n, &err), 0);
+	lim.max_bytes = 47;
+	assert_int_equal(read_limited(text, &lim, &n, &err), -EFBIG);
+	assert_string_equal(err.buf, "r.tsv: more than 47 bytes");
+	strbuf_release(&err);
+}
+
+/* A line longer than a chunk (256 KiB) still reads within a larger limit,
+ * and one past the limit fails after reading no more than the limit's
+ * worth of it. */
+static void long_lines_grow_the_buffer_up_to_the_limit(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct records_limits lim = { .max_line = 1u << 20 };
+	int n;
+
+	(void)state;
+	strbuf_init(&text);
+	strbuf_init(&err);
+	strbuf_addstr(&text, "k\tv=");
+	while (text.len < (1u << 20))
+		strbuf_addch(&text, 'x');
+	strbuf_addch(&text, '\n');
+	assert_int_equal(read_limited(text.buf, &lim, &n, &err), 0);
+	assert_int_equal(n, 1);
+	text.buf[text.len - 1] = 'x';
+	strbuf_addch(&text, '\n');
+	assert_int_equal(read_limited(text.buf, &lim, &n, &err), -EMSGSIZE);
+	assert_string_equal(err.buf, "r.tsv:1: line longer than 1048576 bytes");
+	text.len--; /* no LF at all: the same */
+	text.buf[text.len] = '\0';
+	assert_int_equal(read_limited(text.buf, &lim, &n, &err), -EMSGSIZE);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_line_without_end_stops_at_the_line_limit),
+		cmocka_unit_test(each_limit_holds_to_the_byte),
+		cmocka_unit_test(long_lines_grow_the_buffer_up_to_the_limit),
 		cmocka_unit_test(round_trip_keeps_every_byte),
 		cmocka_unit_test(invalid_names_are_refused),
 		cmocka_unit_test(malformed_lines_report_the_column),

@@ -36,6 +36,13 @@ static void durations_in_slurm_forms(void **state)
 	assert_int_equal(util_parse_duration("ten", &s), -EINVAL);
 	assert_int_equal(util_parse_duration("1:2:3:4", &s), -EINVAL);
 	assert_int_equal(util_parse_duration("5x", &s), -EINVAL);
+	/* past a long: refused, not overflowed (found by tests/fuzz/fuzz_pipeline) */
+	assert_int_equal(util_parse_duration("499999999999999999d", &s), -EINVAL);
+	assert_int_equal(util_parse_duration("99999999999999999-0", &s), -EINVAL);
+	assert_int_equal(util_parse_duration("999999999999999999", &s), -EINVAL);
+	assert_int_equal(util_parse_duration("9999999999999999:0:0", &s), -EINVAL);
+	assert_int_equal(util_parse_duration("106751991167300d", &s), 0);
+	assert_int_equal(s, 106751991167300L * 86400);
 }
 
 static void contained_paths(void **state)
