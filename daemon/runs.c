@@ -351,7 +351,9 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 	int rc = 0;
 
 	snprintf(id, sizeof(id), "%ld", run_id);
-	r = db_query(e->db, "select name, content from run_files where run_id = $1"
+	/* The names first, then each file alone: one file's content in
+	 * memory at a time (sql/004, sql/019 bound their number and size). */
+	r = db_query(e->db, "select name from run_files where run_id = $1"
 			    " order by name", 1, params);
 	if (!r) {
 		strbuf_addf(err, "cannot read the run's files: %s", db_error(e->db));
@@ -367,8 +369,22 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 	if (mkdir(dir, 0700) < 0 && (errno != EEXIST || lstat(dir, &st) < 0 ||
 				     !S_ISDIR(st.st_mode)))
 		rc = errno == EEXIST ? -ENOTDIR : -errno;
-	for (int i = 0; rc == 0 && i < db_rows(r); i++)
-		rc = write_input(dir, db_value(r, i, 0), db_value(r, i, 1), uid, gid);
+	for (int i = 0; rc == 0 && i < db_rows(r); i++) {
+		const char *fparams[] = { id, db_value(r, i, 0) };
+		struct db_result *f = db_query(e->db, "select content from run_files"
+					       " where run_id = $1 and name = $2",
+					       2, fparams);
+
+		if (!f || db_rows(f) != 1) {
+			strbuf_addf(err, "cannot read the run's file %s: %s",
+				    db_value(r, i, 0), f ? "gone" : db_error(e->db));
+			rc = -EIO;
+		} else {
+			rc = write_input(dir, db_value(r, i, 0), db_value(f, 0, 0),
+					 uid, gid);
+		}
+		db_result_free(f);
+	}
 	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
 		rc = -errno;
 	if (rc < 0 && !err->len)
@@ -506,6 +522,8 @@ static int mark_running(struct engine *e, const struct run_start *rs, int n)
 			  " r.state = 'queued'", 2, params);
 	strbuf_release(&ids);
 	strbuf_release(&spools);
+	if (changed < 0)
+		return (int)changed;
 	return changed == n ? 0 : -EIO;
 }
 
@@ -544,9 +562,18 @@ static void record_starts_one_by_one(struct engine *e, struct run_start *rs,
 				     int n)
 {
 	for (int i = 0; i < n; i++) {
+		int rc = -EIO;
+
 		if (db_begin(e->db) == 0 && record_start(e, &rs[i]) == 0 &&
-		    mark_running(e, &rs[i], 1) == 0 && db_commit(e->db) == 0) {
+		    (rc = mark_running(e, &rs[i], 1)) == 0 &&
+		    db_commit(e->db) == 0) {
 			log_started(&rs[i]);
+		} else if (rc == -EBUSY) {
+			/* a session holds the run's row (its owner's, say):
+			 * it stays queued, tried again next pass */
+			log_warn("run %ld is locked by another session: "
+				    "starting it later", rs[i].id);
+			db_rollback(e->db);
 		} else {
 			log_error("cannot start run %ld: %s", rs[i].id,
 				  db_error(e->db));
@@ -560,7 +587,10 @@ int runs_start_queued(struct engine *e)
 	struct db_result *r = db_query(e->db,
 		"select id, yaml, facility, owner, exists (select 1 from run_files f"
 		" where f.run_id = runs.id) from runs where state = 'queued'"
-		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX), 0, NULL);
+		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX)
+		/* a run whose row another session holds (a user's open
+		 * transaction) waits for a later pass, not this one */
+		" for no key update of runs skip locked", 0, NULL);
 
 	struct partition_cache cache = { 0 };
 	int n = r ? db_rows(r) : 0, ready = 0;
@@ -588,8 +618,9 @@ void runs_handle_cancels(struct engine *e)
 	int n;
 
 	db_exec(e->db, "update runs set state = 'cancelled', ended_at = now(),"
-		       " error = 'cancelled before it started' where state ="
-		       " 'queued' and cancel_requested", 0, NULL);
+		       " error = 'cancelled before it started' where id in (select"
+		       " id from runs where state = 'queued' and cancel_requested"
+		       " for no key update skip locked)", 0, NULL);
 	steps = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
 		" r.id = s.run_id where r.state = 'running' and r.cancel_requested"
@@ -625,9 +656,12 @@ void runs_finish_done(struct engine *e)
 		"   then '' else '@' || s.node end || ': ' || s.error, '; '"
 		"   order by s.id) from steps s where s.run_id = r.id and"
 		"   s.state = 'failed')"
-		" where r.state = 'running' and not exists (select 1 from steps s"
-		"  where s.run_id = r.id and s.state in ('waiting', 'retry_wait',"
+		" where r.id in (select l.id from runs l where l.state = 'running'"
+		"  and not exists (select 1 from steps s"
+		"  where s.run_id = l.id and s.state in ('waiting', 'retry_wait',"
 		"  'submitting', 'pending', 'running'))"
+		/* a run whose row another session holds ends next pass */
+		"  for no key update of l skip locked)"
 		" returning r.id, r.state, coalesce(r.error, '')", 0, NULL);
 
 	for (int i = 0; r && i < db_rows(r); i++)
