@@ -91,7 +91,7 @@ is "$(sql "select count(*) from pg_stat_activity where application_name like 'ro
 # restart (stop, start) must not leave the database to her session.
 hold secdb-adv alice "select pg_advisory_lock(7316431); select pg_advisory_lock(1919905638, 1);"
 # the table lock: nothing alice may do takes it
-out=$(as alice psql -X -q -c "lock table rooflined_lock in share update exclusive mode" 2>&1)
+out=$(as alice psql -X -q -c "begin" -c "lock table rooflined_lock in share update exclusive mode" 2>&1)
 like "$out" "permission denied" "alice cannot lock the daemon's lock table ($out)"
 hold secdb-prep alice "prepare p as select * from rooflined_lock for update; prepare q as insert into rooflined_lock default values;"
 daemon_stop
