@@ -66,6 +66,9 @@ ok "bob's run $other succeeds while alice holds her queued run's row" wait_run "
 is "$(run_state "$other")" succeeded "bob's run succeeded"
 is "$(run_state "$locked")" queued "alice's locked run waits, queued"
 ok "the daemon lives" kill -0 "$DAEMON_PID"
+is "$(pg_admin "select array_to_string(setconfig, ',') from pg_db_role_setting
+	where setrole = 'alice'::regrole and setdatabase = 0")" "idle_in_transaction_session_timeout=5min" \
+	"alice's role (scripts/cluster add-user) ends her idle transactions after 5 minutes"
 unhold secdb-lock1
 ok "once the lock is gone, alice's run starts and ends" wait_run "$locked" 60
 is "$(run_state "$locked")" succeeded "alice's run succeeded"
