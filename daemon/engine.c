@@ -15,11 +15,8 @@
 #include "notify.h"
 #include "util.h"
 
-/*
- * Take the one-daemon lock for this session and say who we are, so that a
- * second daemon can name us.  0, -EEXIST (held by another session: err
- * says by whom) or -EIO.
- */
+/* Say who holds the session ("rooflined pid N on HOST"), so that a second
+ * daemon can name us. */
 static void name_session(struct db *db)
 {
 	char name[128], host[64] = "?";
