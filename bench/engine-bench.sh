@@ -196,7 +196,8 @@ setup() {
 	bench_snapshot smoke.so -- engine-submit engine-poll
 	bench_config "$POLL"
 	daemon_start
-	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
+	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
+	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	if perf stat -e task-clock true >/dev/null 2>&1 &&
 	    perf probe -q -x "$SNAP/bin/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
