@@ -39,7 +39,8 @@ DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
               daemon/schedule.c daemon/migrate.c daemon/history.c \
               daemon/notify.c daemon/partitions.c daemon/run_info.c \
-              daemon/site.c daemon/site_files.c
+              daemon/site.c daemon/site_files.c daemon/spool_dirs.c \
+              daemon/step_policy.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -138,7 +139,15 @@ $(B)/tests/test_%: $(B)/obj/tests/unit/test_%.o $(B)/obj/tests/unit/stub_host.o 
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(TEST_LIBS_$*) $(CMOCKA_LIBS) -ldl -lm
 
+# root's work in the run directories (daemon/spool_dirs.c, site_files.c)
+$(B)/tests/test_spool_dirs: $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o
+
 TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/slurm_pg_probe
+# The benchmarks' C helpers (bench/*.c, mk/bench.mk, analyze.mk, collect.mk)
+# are built with the tests, and tests/integration/bench-smoke.t runs them
+# through their scripts, so that they do not rot.
+TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench analysis-bench \
+                ncu-parse-bench,$(B)/bench/$(p))
 
 unit-build: all $(UNIT_BINS) $(TEST_DEPS)
 
@@ -182,7 +191,8 @@ demo:
 	scripts/demo
 
 # Each benchmark is a script (they start their own clusters or need the GPU);
-# docs/benchmarks.md lists them with their results.
+# docs/benchmarks.md lists them with their results.  BENCH_SMOKE=1 runs one
+# at its smoke size; tests/integration/bench-smoke.t runs them all so.
 bench:
 	$(MAKE) VARIANT=release all
 	@echo "benchmarks: $$(ls bench/*.sh | tr '\n' ' ')"

@@ -11,12 +11,18 @@
 # beforehand (the plugin alone); then, for INVOCATION_ROWS rows (0: skip),
 # the plugin with invocations: true.  Builds VARIANT=release.  Needs about
 # 3.5 GB of memory for a million rows (the records text, a copy to parse,
-# the parsed fields).
+# the parsed fields).  BENCH_VARIANT names another build than release.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults 2000 1 200.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-1000000} repeats=${2:-5} inv_rows=${3:-100000}
-make -s VARIANT=release build/release/bench/analysis-bench
-bin=build/release/bench/analysis-bench
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	rows=${1:-2000} repeats=${2:-1} inv_rows=${3:-200}
+else
+	rows=${1:-1000000} repeats=${2:-5} inv_rows=${3:-100000}
+fi
+B=build/${BENCH_VARIANT:-release}
+make -s VARIANT="${BENCH_VARIANT:-release}" $B/bench/analysis-bench
+bin=$B/bench/analysis-bench
 inputs=(tests/fixtures/ert/h100-ert-records.tsv
 	tests/fixtures/analysis/kernel_abc.records.tsv
 	tests/fixtures/analysis/gsrb.records.tsv)

@@ -30,9 +30,18 @@
 #   -o  work directory: builds, input, outputs (default /tmp/analysis-e2e;
 #       the input is kept there and reused when its size matches)
 # Needs about 2.5 GB of disk in DIR for a million rows.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): "base" is the working tree's
+# build too (BENCH_VARIANT, default release; no second commit built: -b is
+# ignored), defaults -n 5000 -r 1 -o $BENCH_SMOKE_DIR (else a new temporary
+# directory), and the check runs the first two option sets only.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BASE_REV='' ROWS=1000000 ROUNDS=7 DIR=/tmp/analysis-e2e
+SMOKE=${BENCH_SMOKE:-0}
+V=${BENCH_VARIANT:-release}
+if ((SMOKE)); then
+	ROWS=5000 ROUNDS=1 DIR=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/analysis-e2e-smoke.XXXXXX)}
+fi
 while getopts b:n:r:o:h opt; do
 	case $opt in
 	b) BASE_REV=$OPTARG ;;
@@ -44,21 +53,28 @@ while getopts b:n:r:o:h opt; do
 	esac
 done
 cd "$REPO"
-[[ $BASE_REV ]] || BASE_REV=$(git merge-base HEAD main)
+((SMOKE)) || [[ $BASE_REV ]] || BASE_REV=$(git merge-base HEAD main)
 mkdir -p "$DIR"
-TARGETS=(build/release/bin/roofline-job build/release/plugins/hierarchical.so)
+TARGETS=(bin/roofline-job plugins/hierarchical.so)
 
 # ---- the two builds, copied so that a rebuild meanwhile changes nothing ----
-BASE_SHORT=$(bench/ab-build.sh "$BASE_REV" "$DIR/base-src" "${TARGETS[@]}")
-make -s -j2 VARIANT=release "${TARGETS[@]}" build/release/bench/analysis-bench >&2
+base_src=$DIR/base-src
+if ((SMOKE)); then
+	echo "analysis-e2e: smoke: base = the working tree's build/$V (skipped the build of another commit)" >&2
+	BASE_SHORT="working-tree(smoke)"
+	base_src=$REPO
+else
+	BASE_SHORT=$(bench/ab-build.sh "$BASE_REV" "$DIR/base-src" "${TARGETS[@]/#/build/release/}")
+fi
+make -s -j2 VARIANT="$V" "${TARGETS[@]/#/build/$V/}" "build/$V/bench/analysis-bench" >&2
 NEW_SHORT="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- common plugins jobs || echo +)"
 for b in base new; do
 	src=$REPO
-	[[ $b == base ]] && src=$DIR/base-src
+	[[ $b == base ]] && src=$base_src
 	rm -rf "${DIR:?}/$b"
 	mkdir -p "$DIR/$b/plugins"
-	cp "$src/build/release/bin/roofline-job" "$DIR/$b/"
-	cp "$src/build/release/plugins/hierarchical.so" "$DIR/$b/plugins/"
+	cp "$src/build/$V/bin/roofline-job" "$DIR/$b/"
+	cp "$src/build/$V/plugins/hierarchical.so" "$DIR/$b/plugins/"
 done
 export ROOFLINE_ETC=$REPO/etc
 
@@ -105,6 +121,7 @@ for c in ert spec; do
 done
 opt_sets=("" "invocations=true" "bytes=ncu" "methods=theoretical methods=empirical"
 	  "time=cycles invocations=true" "missing_ceilings=skip precisions=all,tc_int8")
+((!SMOKE)) || opt_sets=("${opt_sets[@]:0:2}")
 for f in tests/fixtures/analysis/*.records.tsv; do
 	k=$(basename "$f" .records.tsv)
 	mkdir -p "$DIR/check/in/$k"
@@ -132,7 +149,7 @@ IN=$DIR/input
 mkdir -p "$IN/ceilings" "$IN/profile" "$IN/small"
 cp tests/fixtures/ert/h100-ert-records.tsv "$IN/ceilings/records.tsv"
 gen() { # gen ROWS FILE
-	build/release/bench/analysis-bench -n "$1" -w "$2" tests/fixtures/ert/h100-ert-records.tsv \
+	"build/$V/bench/analysis-bench" -n "$1" -w "$2" tests/fixtures/ert/h100-ert-records.tsv \
 		tests/fixtures/analysis/kernel_abc.records.tsv tests/fixtures/analysis/gsrb.records.tsv
 }
 if [[ ! -s $IN/profile/records.tsv ]] || [[ $(cat "$IN/rows" 2>/dev/null) != "$ROWS" ]]; then
@@ -182,5 +199,6 @@ done
 awk -v wb="$(median 1 "$DIR/times.base")" -v wn="$(median 1 "$DIR/times.new")" \
     -v cb="$(median 2 "$DIR/times.base")" -v cn="$(median 2 "$DIR/times.new")" \
     -v rb="$(median 3 "$DIR/times.base")" -v rn="$(median 3 "$DIR/times.new")" \
-    'BEGIN { printf "new / base: wall %.2f, CPU %.2f, peak RSS %.2f\n", wn / wb, cn / cb, rn / rb }'
+    'function r(a, b) { return b ? sprintf("%.2f", a / b) : "n/a (base 0)" }
+     BEGIN { printf "new / base: wall %s, CPU %s, peak RSS %s\n", r(wn, wb), r(cn, cb), r(rn, rb) }'
 echo "records.tsv identical in all $ROUNDS rounds ($(wc -l <"$DIR/out-new/records.tsv") records)"

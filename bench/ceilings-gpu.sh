@@ -21,13 +21,44 @@
 #   build/release): OUTDIR/spec, OUTDIR/ert and plugin-*.log
 # and summarises the SASS of the benchmark loops (sass-summary.txt:
 # instruction counts per kernel, to show that no loop was optimised away).
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR (else a new temporary directory); what needs no GPU
+# runs: make -n of ert-bench (what the build would do), the spec and ert
+# plugins (build/$VARIANT's roofline-job) on the recorded H100 quick run
+# (tests/fixtures/ert/h100-quick.tsv, replayed), bench/ceilings-table.py on
+# the recorded issue-13 run (tests/fixtures/ert/issue13, h100) into
+# OUTDIR/tables.md, and the closing summary on the recorded quick run; it
+# says what it skipped (nvidia-smi, the nvcc build of stream-peer, every
+# ert-bench and stream-peer run, cuobjdump).
 set -eu
 
-OUTDIR=${1:-${OUT:-$PWD/ceilings-out}}
-VARIANT=${VARIANT:-release}
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	OUTDIR=${1:-${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/ceilings-gpu-smoke.XXXXXX)}}
+else
+	OUTDIR=${1:-${OUT:-$PWD/ceilings-out}}
+fi
+VARIANT=${BENCH_VARIANT:-${VARIANT:-release}}
 BENCH=${BENCH:-build/$VARIANT/bin/ert-bench}
 PEER=${PEER:-build/$VARIANT/bin/stream-peer}
 mkdir -p "$OUTDIR"
+
+if [ "${BENCH_SMOKE:-0}" = 1 ]; then
+	F=tests/fixtures/ert
+	JOB=build/$VARIANT/bin/roofline-job
+	PLUG=build/$VARIANT/plugins
+	echo "ceilings-gpu: smoke: make -n $BENCH: $(make -s -n VARIANT="$VARIANT" "$BENCH" | wc -l) commands (not run)"
+	"$JOB" --plugin-dir "$PLUG" --run spec --out "$OUTDIR/spec" attributes="$PWD/$F/h100-quick.tsv" \
+		>"$OUTDIR/plugin-spec.log" 2>&1
+	"$JOB" --plugin-dir "$PLUG" --run ert --out "$OUTDIR/ert" replay="$PWD/$F/h100-quick.tsv" \
+		quick=true >"$OUTDIR/plugin-ert.log" 2>&1
+	echo "ceilings-gpu: smoke: spec and ert plugins on $F/h100-quick.tsv: $(grep -c '^ceiling' "$OUTDIR/ert/records.tsv") ert ceilings"
+	python3 bench/ceilings-table.py "$F/issue13" h100 >"$OUTDIR/tables.md"
+	echo "ceilings-gpu: smoke: bench/ceilings-table.py $F/issue13 h100: $(grep -c '^| ' "$OUTDIR/tables.md") table lines in $OUTDIR/tables.md"
+	grep -h '^ceiling\|^gpu_done' "$F/h100-quick.tsv" | cut -f3,8,10,11,17
+	echo "ceilings-gpu: smoke: skipped nvidia-smi, the nvcc build of stream-peer, ert-bench (--attributes, --quick, full) and stream-peer runs, cuobjdump (they need the GPU)"
+	exit 0
+fi
 
 if [ ! -x "$BENCH" ]; then
 	make -j"$(nproc)" VARIANT="$VARIANT" "$BENCH" >"$OUTDIR/build.log" 2>&1

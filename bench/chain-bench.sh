@@ -19,14 +19,18 @@
 #   -p  poll intervals to run C with (default "2s 10s")
 #   -x  parts to run (default CS)
 # Environment: ROOFLINE_VAR (default <repo>/var/chain-bench: the private
-# cluster, stopped and removed at the end unless KEEP=1), ROOFLINE_NODES (the
+# cluster, stopped and removed at the end unless KEEP=1; one already running
+# there is used and left running, bench/lib.sh), ROOFLINE_NODES (the
 # cluster's node count, as scripts/cluster).  Needs root; builds the release
-# variant.
+# variant (BENCH_VARIANT).
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 3 -R 2 -p 1s, in
+# seconds; it prints the same lines.
 set -euo pipefail
 
 PROG=chain-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STEPS=1000 RUNS=100 POLLS="2s 10s" PARTS=CS
+[[ ${BENCH_SMOKE:-0} != 1 ]] || STEPS=3 RUNS=2 POLLS=1s
 while getopts n:R:p:x:h opt; do
 	case $opt in
 	n) STEPS=$OPTARG ;;
@@ -44,28 +48,31 @@ die() { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
 
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/chain-bench}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 DPID=
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
-BIN=$SNAP/bin
 sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1"; }
 
+# (the daemon's wait says 143: not this script's status, and set -e must not
+# stop the release on it)
 cleanup() {
-	[[ -n $DPID ]] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+	local rc=$?
+	if [[ -n $DPID ]]; then
+		kill -TERM "$DPID" 2>/dev/null || true
+		wait "$DPID" 2>/dev/null || true
+	fi
 	bench_cluster_release
+	exit "$rc"
 }
 trap cleanup EXIT
 
-make -C "$REPO" -s VARIANT=release all >/dev/null
+make -C "$REPO" -s VARIANT="$BENCH_VARIANT" all >/dev/null
+bench_cluster_start || die "the cluster did not start"
 bench_snapshot smoke.so
-"$REPO/scripts/cluster" start >/dev/null
-eval "$("$REPO/scripts/cluster" env)"
-"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
 
 daemon_start() { # daemon_start POLL
 	bench_config "$1" warning
-	"$BIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	for _ in $(seq 300); do
 		[[ $(sql 'select rooflined_daemon_pid() is not null' 2>/dev/null) == t ]] && break
@@ -99,12 +106,12 @@ chain_yaml() {
 
 say "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(git -C "$REPO" rev-parse --short HEAD)"
 if [[ $PARTS == *C* ]]; then
-	chain_yaml >"$VAR/chain.yaml"
-	chmod 0644 "$VAR/chain.yaml"
+	chain_yaml >"$WORK/chain.yaml"
+	chmod 0644 "$WORK/chain.yaml"
 	for poll in $POLLS; do
 		daemon_start "$poll"
 		c0=$(cpu_s "$DPID")
-		run=$(as_user "$BIN/roofline" submit "$VAR/chain.yaml")
+		run=$(as_user "$SNAP_BIN/roofline" submit "$WORK/chain.yaml")
 		wait_runs "$run" "$run"
 		c1=$(cpu_s "$DPID")
 		read -r state wall < <(sql "select state, extract(epoch from ended_at - submitted_at) from runs where id = $run" | tr '|' ' ')

@@ -22,10 +22,21 @@
 # label, wall seconds, exit status, replay passes per launch (the CSV's
 # profiler__replayer_passes).  When roofline-job and the plugins are built
 # beside BINDIR (../bin, ../plugins), the ncu and ncu_import plugins run too.
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR (else a new temporary directory), BINDIR to
+# build/$BENCH_VARIANT/bin; the metric sets are made for cc 9.0 (the H100),
+# every ncu and program run is recorded as skipped in summary.tsv (they need
+# the GPU), and the ncu_import plugin runs on the recorded exports of
+# kernel_abc (tests/fixtures/ncu/kernel_abc.import-*.csv) as it runs on this
+# script's own.
 set -uo pipefail
 
-OUT=${1:?usage: bench/collect-h100.sh OUTDIR [BINDIR]}
-BIN=${2:-build/release/bin}
+SMOKE=${BENCH_SMOKE:-0}
+OUT=${1:-}
+((!SMOKE)) || [[ -n $OUT ]] || OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/collect-h100-smoke.XXXXXX)}
+[[ -n $OUT ]] || { echo "usage: bench/collect-h100.sh OUTDIR [BINDIR]" >&2; exit 2; }
+BIN=${2:-build/${BENCH_VARIANT:-release}/bin}
 NCU=${NCU:-ncu}
 TSV=${NCU_METRICS:-etc/ncu-metrics.tsv}
 mkdir -p "$OUT"
@@ -50,6 +61,11 @@ if rows and "profiler__replayer_passes" in rows[0]:
 timed() {
 	local label=$1 out=$2 t0 t1 rc passes log
 	shift 2
+	if ((SMOKE)) && [[ $label != plugin-import* ]]; then
+		printf '%s\t-\tskipped\t\t%s\n' "$label" "$*" >>"$SUMMARY"
+		echo "== $label: skipped (smoke: needs the GPU)"
+		return 0
+	fi
 	t0=$(now)
 	"$@" >"$out" 2>"$out.err"
 	rc=$?
@@ -64,7 +80,11 @@ timed() {
 # The metric set: this GPU's rows of the table, a row of the GPU's own cc
 # replacing the "*" row of the same role (the rule plugins/ncu.c applies);
 # set_of 0: the default rows, set_of 1: default and extra rows.
-CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | head -1 | tr -d ' .')
+if ((SMOKE)); then
+	CC=90
+else
+	CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | head -1 | tr -d ' .')
+fi
 set_of() {
 	awk -F'\t' -v cc="$CC" -v extra="$1" '
 	/^#/ || NF < 5 { next }
@@ -85,15 +105,23 @@ METRICS=$(set_of 0)
 FULL=$(set_of 1)
 printf 'cc=%s\ndefault=%s\nfull=%s\n' "$CC" "$METRICS" "$FULL" | tee "$OUT/metric-set.txt"
 
-{
-	"$NCU" --version
-	nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
-	"$NCU" --list-sections 2>&1 | grep -i roofline
-} >"$OUT/env.txt" 2>&1
+if ((SMOKE)); then
+	echo "smoke: skipped ncu --version, nvidia-smi, ncu --list-sections" >"$OUT/env.txt"
+	cp tests/fixtures/ncu/kernel_abc.import-raw.csv "$OUT/abc.import-raw.csv"
+	cp tests/fixtures/ncu/kernel_abc.import-details-default.csv "$OUT/abc.import-details-default.csv"
+else
+	{
+		"$NCU" --version
+		nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem --format=csv
+		"$NCU" --list-sections 2>&1 | grep -i roofline
+	} >"$OUT/env.txt" 2>&1
+fi
 cat "$OUT/env.txt"
-SEC=$(dirname "$(readlink -f "$(command -v "$NCU")")")/sections
-cp "$SEC"/SpeedOfLight_HierarchicalDoubleRooflineChart.section "$SEC"/SpeedOfLight_RooflineChart.section "$OUT"/ 2>/dev/null ||
-	find /usr/local /opt -name 'SpeedOfLight_HierarchicalDoubleRooflineChart.section' -exec cp {} "$OUT"/ \; 2>/dev/null
+if ((!SMOKE)); then
+	SEC=$(dirname "$(readlink -f "$(command -v "$NCU")")")/sections
+	cp "$SEC"/SpeedOfLight_HierarchicalDoubleRooflineChart.section "$SEC"/SpeedOfLight_RooflineChart.section "$OUT"/ 2>/dev/null ||
+		find /usr/local /opt -name 'SpeedOfLight_HierarchicalDoubleRooflineChart.section' -exec cp {} "$OUT"/ \; 2>/dev/null
+fi
 
 COMMON=(--clock-control none --print-units base --csv --page raw)
 SOL=(--clock-control none --print-units base --csv --page raw

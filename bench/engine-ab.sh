@@ -38,13 +38,24 @@
 #   -x  parts to run (default AB H: "ABH")
 #   -o  raw results (default /tmp/engine-ab.DATE)
 # Needs root.  Environment: ROOFLINE_VAR (default <repo>/var/bench-ab, removed
-# at the end unless KEEP=1).
+# at the end unless KEEP=1; a cluster already running there is used and left
+# running, bench/lib.sh).
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): "base" is the working tree's
+# build too (BENCH_VARIANT, no second build: -b is ignored), defaults -r 1
+# -n 3 -m 3 -H 5, poll_interval 300ms (not 2s), 2 runs per batch in H, 1 s
+# of churn in B, no wait for Slurm to forget finished jobs, -o
+# $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
 
 PROG=engine-ab
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BASE_REV='' ROUNDS=3 RUNS=1000 TRACKED=10000 HIST="1000 10000 100000" PARTS=ABH
 OUT=/tmp/engine-ab.$(date +%Y%m%d-%H%M%S)
+H_RUNS=50 CHURN_S=20 POLL=2s
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	ROUNDS=1 RUNS=3 TRACKED=3 HIST=5 H_RUNS=2 CHURN_S=1 POLL=300ms
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/engine-ab-smoke.XXXXXX)}
+fi
 while getopts b:r:n:m:H:x:o:h opt; do
 	case $opt in
 	b) BASE_REV=$OPTARG ;;
@@ -58,11 +69,10 @@ while getopts b:r:n:m:H:x:o:h opt; do
 	*) exit 2 ;;
 	esac
 done
-[[ -n $BASE_REV ]] || BASE_REV=$(git -C "$REPO" merge-base HEAD main)
+[[ -n $BASE_REV || ${BENCH_SMOKE:-0} == 1 ]] || BASE_REV=$(git -C "$REPO" merge-base HEAD main)
 
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/bench-ab}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 PART=bench
 ROOFLINE_SLURM_EXTRA="MaxJobCount=$((TRACKED * 3 + RUNS * 20))
 MinJobAge=30
@@ -126,14 +136,15 @@ med_of() { local k=$1 v; shift; v=$(field "$k" "$@"); echo "$(words <<<"$v") -> 
 # that every measurement starts from the same job table.
 settle() {
 	wait_for 1800 no_user_jobs || die "jobs of $BUSER did not drain"
+	((BENCH_SMOKE)) && return 0
 	WAIT_STEP=2 wait_for 300 slurm_jobs_at_most 0 || say "warning: Slurm still holds $(slurm_job_count) jobs"
 }
 
 daemon_start() { # daemon_start V
-	local t0=$SECONDS log=$VAR/$1.log
-	"$VAR/snap-$1/bin/rooflined" --foreground --config "$VAR/$1.yaml" >>"$log" 2>&1 &
+	local t0=$SECONDS log=$WORK/$1.log
+	"$WORK/snap-$1/sbin/rooflined" --foreground --config "$WORK/$1.yaml" >>"$log" 2>&1 &
 	DPID=$!
-	echo "$DPID" >"$VAR/daemon.pid"
+	echo "$DPID" >"$WORK/daemon.pid"
 	until grep -qs "started (pid $DPID" "$log"; do
 		((SECONDS - t0 < 60)) || die "rooflined ($1) did not start: $(tail -5 "$log")"
 		kill -0 "$DPID" 2>/dev/null || die "rooflined ($1) exited: $(tail -5 "$log")"
@@ -144,7 +155,7 @@ daemon_stop() {
 	[[ -n $DPID ]] || return 0
 	kill -TERM "$DPID" 2>/dev/null || true
 	wait "$DPID" 2>/dev/null || true
-	rm -f "$VAR/daemon.pid"
+	rm -f "$WORK/daemon.pid"
 	DPID=
 }
 
@@ -157,9 +168,15 @@ cleanup() {
 	fi
 	daemon_stop
 	# a daemon started inside $(...) (part A, H) is not in this shell's DPID
-	if [[ -s $VAR/daemon.pid ]]; then
-		DPID=$(cat "$VAR/daemon.pid")
+	if [[ -s $WORK/daemon.pid ]]; then
+		DPID=$(cat "$WORK/daemon.pid")
 		kill -0 "$DPID" 2>/dev/null && daemon_stop
+	fi
+	if ((BENCH_REUSE)) && [[ -n ${PGHOST:-} ]]; then
+		for v in "${VARIANTS[@]}"; do
+			runuser -u postgres -- env -u PGUSER -u PGDATABASE PGHOST="$PGHOST" PGPORT="$PGPORT" \
+				psql -X -q -d postgres -c "drop database if exists rl_$v with (force)" >/dev/null
+		done
 	fi
 	bench_cluster_release
 	say "raw results in $OUT"
@@ -197,30 +214,36 @@ event_span() {
 # ---- setup -----------------------------------------------------------------------
 setup() {
 	local v
-	say "building the working tree and $BASE_REV (VARIANT=release)"
-	make -s -C "$REPO" -j2 VARIANT=release all engine-bench-tools >/dev/null
-	BASE_SHORT=$("$REPO/bench/ab-build.sh" "$BASE_REV" "$VAR-src" \
-		build/release/bin/rooflined build/release/bin/roofline \
-		build/release/bin/roofline-job build/release/plugins/smoke.so engine-bench-tools)
+	local base_src=$VAR-src
+	if ((BENCH_SMOKE)); then
+		say "smoke: building the working tree (VARIANT=$BENCH_VARIANT), the base too: skipped the build of another commit"
+		make -s -C "$REPO" -j2 VARIANT="$BENCH_VARIANT" all engine-bench-tools >/dev/null
+		BASE_SHORT="working-tree(smoke)"
+		base_src=$REPO
+	else
+		say "building the working tree and $BASE_REV (VARIANT=release)"
+		make -s -C "$REPO" -j2 VARIANT=release all engine-bench-tools >/dev/null
+		BASE_SHORT=$("$REPO/bench/ab-build.sh" "$BASE_REV" "$VAR-src" \
+			build/release/bin/rooflined build/release/bin/roofline \
+			build/release/bin/roofline-job build/release/plugins/smoke.so engine-bench-tools)
+	fi
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
-		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
-	eval "$("$REPO/scripts/cluster" env)"
-	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	bench_cluster_start || die "cluster did not start"
 	for v in "${VARIANTS[@]}"; do
 		local src=$REPO
-		[[ $v == base ]] && src=$VAR-src
-		REPO=$src SNAP=$VAR/snap-$v SPOOL=$VAR/spool-$v bench_snapshot smoke.so -- engine-submit
+		[[ $v == base ]] && src=$base_src
+		REPO=$src SNAP=$WORK/snap-$v SPOOL=$WORK/spool-$v bench_snapshot smoke.so -- engine-submit
 		# roofline-job under /usr/bin/time: its peak RSS into the attempt dir
-		mv "$VAR/snap-$v/bin/roofline-job" "$VAR/snap-$v/bin/roofline-job.real"
+		mv "$WORK/snap-$v/sbin/roofline-job" "$WORK/snap-$v/sbin/roofline-job.real"
 		printf '#!/bin/sh\nexec /usr/bin/time -f %%M -o "$1/maxrss.kb" %s "$@"\n' \
-			"$VAR/snap-$v/bin/roofline-job.real" >"$VAR/snap-$v/bin/roofline-job"
-		chmod 0755 "$VAR/snap-$v/bin/roofline-job"
-		SNAP=$VAR/snap-$v SPOOL=$VAR/spool-$v CONF=$VAR/$v.yaml bench_config 2s
-		sed -i "s|^database: .*|database: \"dbname=rl_$v\"|; s|^pidfile: .*|pidfile: $VAR/$v.pid|" "$VAR/$v.yaml"
+			"$WORK/snap-$v/sbin/roofline-job.real" >"$WORK/snap-$v/sbin/roofline-job"
+		chmod 0755 "$WORK/snap-$v/sbin/roofline-job"
+		SNAP=$WORK/snap-$v SPOOL=$WORK/spool-$v CONF=$WORK/$v.yaml bench_config "$POLL"
+		sed -i "s|^database: .*|database: \"dbname=rl_$v\"|; s|^pidfile: .*|pidfile: $WORK/$v.pid|" "$WORK/$v.yaml"
 		runuser -u postgres -- env -u PGUSER -u PGDATABASE PGHOST="$PGHOST" PGPORT="$PGPORT" \
-			psql -X -q -d postgres -c "create database rl_$v owner rooflined" >/dev/null
+			psql -X -q -d postgres -c "set client_min_messages = warning" \
+			-c "drop database if exists rl_$v with (force)" -c "create database rl_$v owner rooflined" >/dev/null
 	done
 	for v in "${VARIANTS[@]}"; do
 		daemon_start "$v"
@@ -231,7 +254,7 @@ setup() {
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# engine A/B, $(date -u +%Y-%m-%dT%H:%MZ): base $BASE_SHORT, new $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql plugins jobs || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r); $(sinfo -V); PostgreSQL $(psql -X -t -A -c 'show server_version')"
-	report "# settings: parts $PARTS, rounds $ROUNDS, runs $RUNS, tracked $TRACKED, history '$HIST', poll_interval 2s; load at start $(load)"
+	report "# settings:$( ((BENCH_SMOKE)) && echo ' SMOKE (tiny sizes, base = the working tree),') parts $PARTS, rounds $ROUNDS, runs $RUNS, tracked $TRACKED, history '$HIST', poll_interval $POLL; load at start $(load)"
 }
 
 # ---- A: submission -------------------------------------------------------------------
@@ -280,7 +303,7 @@ batch() {
 	echo "$tag v=$v runs=$lo..$hi ok=$(sql "$v" "select count(*) from runs where id between $lo and $hi and state = 'succeeded'")" \
 		"wall=$(sub "$t1" "$t0") cpu=$(sub "$c1" "$c0") pending_n=${p[0]} submit_span=$span" \
 		"submit_rate=$(div "${p[0]}" "$span" %.1f) hwm_kb=$hwm" \
-		"job_maxrss_kb=$(find "$VAR/spool-$v" -path "*/run-*/one/attempt-1/maxrss.kb" -newermt "@${t0%.*}" \
+		"job_maxrss_kb=$(find "$WORK/spool-$v" -path "*/run-*/one/attempt-1/maxrss.kb" -newermt "@${t0%.*}" \
 			-exec cat {} + 2>/dev/null | sort -g | tail -1)" \
 		"load=$(load | tr ' ' /)"
 }
@@ -288,7 +311,7 @@ batch() {
 slurm_rate() { # slurm_rate TAG: held, as held()
 	local line
 	part_state DOWN
-	line=$("$VAR/snap-new/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "$1")
+	line=$("$WORK/snap-new/lib/rooflined/bench/engine-submit" "$BUSER" "$PART" "$RUNS" "$1")
 	scancel -u "$BUSER"
 	part_state UP
 	echo "$1 v=slurm submit_rate=$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line") load=$(load | tr ' ' /) ($line)"
@@ -357,9 +380,10 @@ part_b() {
 		wait_for 3600 steps_pending "$v" "$lo" "$hi" || die "runs $lo..$hi ($v) not all pending in an hour"
 		read -r -a p <<<"$(event_span "$v" "$lo" "$hi" pending)"
 		read -r -a q <<<"$(event_span "$v" "$lo" "$hi" submitting)"
-		local hwm_filled=$(status_kb "$DPID" VmHWM)
+		local hwm_filled
+		hwm_filled=$(status_kb "$DPID" VmHWM)
 		churn_start
-		sleep 20
+		sleep "$CHURN_S"
 		churn_stop
 		line="b v=$v tracked=$TRACKED slurm_jobs=$(slurm_job_count) submit_rate_held=$(div "${p[0]}" "$(sub "${p[2]}" "${q[1]}")" %.1f)"
 		line+=" hwm_when_all_pending_kb=$hwm_filled hwm_kb=$(status_kb "$DPID" VmHWM) rss_kb=$(status_kb "$DPID" VmRSS) load=$(load | tr ' ' /)"
@@ -386,7 +410,7 @@ add_history() { # add_history V COUNT
 }
 
 part_h() {
-	local h v line="" have n=50
+	local h v line="" have n=$H_RUNS
 	report ""
 	report "## H. memory with history: per build, a fresh daemon runs $n one-step runs"
 	for h in $HIST; do

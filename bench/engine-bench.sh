@@ -37,13 +37,25 @@
 #   -o  where raw results go (default /tmp/engine-bench.DATE)
 # Environment: ROOFLINE_VAR (default <repo>/var/bench: the private cluster,
 # removed at the end unless KEEP=1).  Needs root, perf for the per-tick counts
-# and profiles (without it: wall-time estimates only).
+# and profiles (without it: wall-time estimates only).  A cluster already
+# running in ROOFLINE_VAR is used (bench/lib.sh).  BENCH_VARIANT names another
+# build than release.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -r 1 -n 3 -m 3 -p 300ms
+# -w 1 -H 5, -o $BENCH_SMOKE_DIR (else a new temporary directory), the
+# settling sleeps 1 s, 100 ms between engine-poll's calls, no wait for Slurm to forget finished jobs, and no perf
+# probes or profiles (said in the summary).
 set -euo pipefail
 
 PROG=engine-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPEATS=3 RUNS=1000 TRACKED=10000 POLL=2s WINDOW=30 HISTORY=100000 PARTS=SAIB
 OUT=/tmp/engine-bench.$(date +%Y%m%d-%H%M%S)
+SETTLE=5        # seconds the job table is left to settle before a window
+POLL_GAP_MS=1000 # between engine-poll's calls
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	REPEATS=1 RUNS=3 TRACKED=3 POLL=300ms WINDOW=1 HISTORY=5 SETTLE=1 POLL_GAP_MS=100
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/engine-bench-smoke.XXXXXX)}
+fi
 while getopts r:n:m:p:w:H:x:o:h opt; do
 	case $opt in
 	r) REPEATS=$OPTARG ;;
@@ -61,7 +73,6 @@ done
 
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/bench}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 PART=bench
 # MaxJobCount: M held jobs plus the finished ones Slurm keeps for MinJobAge.
 # batch_sched_delay=0 and an oversubscribed partition: jobs start as fast as
@@ -125,7 +136,7 @@ part_state() { scontrol update PartitionName="$PART" State="$1"; }
 
 daemon_start() {
 	local t0=$SECONDS
-	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	until grep -qs "started (pid $DPID" "$DLOG"; do
 		((SECONDS - t0 < 60)) || die "rooflined did not start: $(tail -5 "$DLOG")"
@@ -184,14 +195,11 @@ event_span() {
 
 # ---- setup -------------------------------------------------------------------------
 setup() {
-	say "building (VARIANT=release)"
-	make -s -C "$REPO" VARIANT=release all engine-bench-tools >/dev/null
+	say "building (VARIANT=$BENCH_VARIANT)"
+	make -s -C "$REPO" VARIANT="$BENCH_VARIANT" all engine-bench-tools >/dev/null
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
-		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
-	eval "$("$REPO/scripts/cluster" env)"
-	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	bench_cluster_start || die "cluster did not start"
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit engine-poll
 	bench_config "$POLL"
@@ -199,14 +207,16 @@ setup() {
 	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
 	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
-	if perf stat -e task-clock true >/dev/null 2>&1 &&
-	    perf probe -q -x "$SNAP/bin/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
+	if ((BENCH_SMOKE)); then
+		say "smoke: skipped the perf probes and profiles"
+	elif perf stat -e task-clock true >/dev/null 2>&1 &&
+	    perf probe -q -x "$SNAP_SBIN/rooflined" -a 'rlb:tick=engine_tick' >/dev/null 2>&1; then
 		perf probe -q -d 'rlb:*' >/dev/null 2>&1
 		PROBES=1
 	fi
 	report "# engine benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"
-	report "# settings: parts $PARTS, repeats $REPEATS, runs $RUNS, tracked $TRACKED, poll_interval $POLL, window ${WINDOW}s, history $HISTORY; perf probes $( ((PROBES)) && echo yes || echo no); load at start $(load)"
+	report "# settings:$( ((BENCH_SMOKE)) && echo ' SMOKE (tiny sizes, no perf),') parts $PARTS, repeats $REPEATS, runs $RUNS, tracked $TRACKED, poll_interval $POLL, window ${WINDOW}s, history $HISTORY; perf probes $( ((PROBES)) && echo yes || echo no); load at start $(load)"
 }
 
 # ---- S: Slurm's own submit rate ----------------------------------------------------------
@@ -216,7 +226,7 @@ slurm_rates() {
 	report "## S. Slurm's own submit rate ($RUNS jobs, user $BUSER, partition $PART)"
 	for ((r = 1; r <= REPEATS; r++)); do
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
-		line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "sb$r")
+		line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$RUNS" "sb$r")
 		echo "slurm_submit running r$r: $line" >>"$OUT/slurm-submit.txt"
 		rates+=("$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line")")
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
@@ -228,7 +238,7 @@ slurm_rates() {
 		echo "sbatch loop r$r: $RUNS in $(sub "$t1" "$t0") s" >>"$OUT/slurm-submit.txt"
 		wait_for 600 no_user_jobs || die "jobs of $BUSER did not drain"
 		part_state DOWN
-		line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$RUNS" "held$r")
+		line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$RUNS" "held$r")
 		echo "slurm_submit held r$r: $line" >>"$OUT/slurm-submit.txt"
 		held+=("$(sed -E 's/.*\(([0-9.]+) jobs\/s\).*/\1/' <<<"$line")")
 		scancel -u "$BUSER"
@@ -242,7 +252,7 @@ slurm_rates() {
 
 # ---- probes: where a submission's wall time goes -----------------------------------------
 probes_add() {
-	local rl=$SNAP/bin/rooflined slurm pq f
+	local rl=$SNAP_SBIN/rooflined slurm pq f
 	perf probe -q -d 'rlb:*' >/dev/null 2>&1 || true
 	slurm=$(ldd "$rl" | awk '/libslurm/ { print $3 }')
 	pq=$(ldd "$rl" | awk '/libpq/ { print $3 }')
@@ -414,7 +424,8 @@ churn_stop() { kill "$CHURN_PID" 2>/dev/null; wait "$CHURN_PID" 2>/dev/null || t
 
 # window TAG: one steady-state window; prints "TAG key=value ..."
 # The daemon's CPU is read from /proc/PID/stat (utime + stime) before and
-# after; ticks are its sleeps, poll(NULL, 0, interval), counted by perf (or,
+# after; ticks are its sleeps, poll() on its two wake-up descriptors for
+# poll_interval (daemon/rooflined.c's wait_for_work), counted by perf (or,
 # without perf, estimated from the wall time); with uprobes, the wall time of
 # each engine_tick() and of the calls inside it is recorded too.
 window() {
@@ -427,7 +438,7 @@ window() {
 		sleep 1
 	fi
 	pc0=$(cpu_s "$pg") cc0=$(cpu_s "$ctld") dc0=$(cpu_s "$DPID") t0=$(now)
-	if perf stat -x, -o "$OUT/perf-stat.$tag" -e syscalls:sys_enter_poll --filter 'nfds == 0' \
+	if perf stat -x, -o "$OUT/perf-stat.$tag" -e syscalls:sys_enter_poll --filter "nfds == 2 && timeout_msecs == $(poll_ms)" \
 		-p "$DPID" -- sleep "$WINDOW" 2>/dev/null; then
 		ticks=$(awk -F, '/sys_enter_poll/ { print $1 }' "$OUT/perf-stat.$tag")
 	else
@@ -452,13 +463,14 @@ window() {
 		"slurmctld_ms_per_tick=$(div "$(sub "$cc1" "$cc0")" "$ticks" %.4f | awk '{ printf "%.1f", $1 * 1000 }')" \
 		"rss_kb=$(status_kb "$DPID" VmRSS) hwm_kb=$(status_kb "$DPID" VmHWM) load=$(load | tr ' ' /)"
 }
+poll_ms() { awk -v s="$(poll_s)" 'BEGIN { printf "%d", s * 1000 + 0.5 }'; }
 poll_s() { awk -v p="$POLL" 'BEGIN { if (p ~ /ms$/) print p / 1000; else if (p ~ /m$/) print p * 60; else print p + 0 }'; }
 
 # poll_alone TAG: REPEATS processes of engine-poll: a full load, then 3 more
 poll_alone() {
 	local tag=$1 r f=$OUT/engine-poll.$1
 	for ((r = 1; r <= REPEATS; r++)); do
-		"$SNAP/bin/engine-poll" 4 1000 | sed "s/^/$tag r$r /"
+		"$SNAP_BENCH/engine-poll" 4 "$POLL_GAP_MS" | sed "s/^/$tag r$r /"
 	done >"$f"
 	# "TAG rN before: rss B kB" then
 	# "TAG rN call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB"
@@ -544,11 +556,12 @@ part_b() {
 	read -r -a q <<<"$(event_span "$lo" "$hi" submitting)"
 	report "jobs submitted/s while held (first 'submitting' to last 'pending' of $TRACKED): $(div "${p[0]}" "$(sub "${p[2]}" "${q[1]}")" %.1f)"
 	# Slurm keeps finished jobs for MinJobAge: wait until only ours are left.
-	WAIT_STEP=10 wait_for 400 slurm_jobs_at_most "$TRACKED" ||
+	# (not in a smoke run: MinJobAge is 300 s)
+	((BENCH_SMOKE)) || WAIT_STEP=10 wait_for 400 slurm_jobs_at_most "$TRACKED" ||
 		say "warning: Slurm still holds $(slurm_job_count) jobs"
 	report "jobs in slurmctld: $(slurm_job_count); daemon RSS now $(status_kb "$DPID" VmRSS) kB, VmHWM $(status_kb "$DPID" VmHWM) kB"
 	((PROBES)) && probes_add
-	sleep 5
+	sleep "$SETTLE"
 	lines=()
 	for ((r = 1; r <= REPEATS; r++)); do
 		line=$(window "quiet$r")
@@ -569,7 +582,7 @@ part_b() {
 	poll_alone quiet
 	((PROBES)) && profile quiet
 	churn_start
-	sleep 3
+	sleep "$((SETTLE < 3 ? SETTLE : 3))"
 	lines=()
 	for ((r = 1; r <= REPEATS; r++)); do
 		line=$(window "churn$r")
@@ -594,7 +607,7 @@ part_b() {
 	explain_all tracked | tee -a "$OUT/summary.txt"
 	if ((HISTORY > 0)); then
 		add_history
-		sleep 3
+		sleep "$((SETTLE < 3 ? SETTLE : 3))"
 		line=$(window history)
 		echo "$line" >>"$OUT/part-b.txt"
 		report "with $HISTORY finished runs of history added (quiet, one window):"

@@ -25,14 +25,21 @@
 #   -p  the daemon's poll_interval (default 2s, rooflined's default)
 #   -o  where raw results go (default /tmp/fanout-bench.DATE)
 # Environment: ROOFLINE_VAR (default <repo>/var/fanout-bench: the private
-# cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1).
-# Needs root.
+# cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1; one
+# already running there is used, bench/lib.sh).  Needs root.  BENCH_VARIANT
+# names another build than release.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 2 -p 1s, -o
+# $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
 
 PROG=fanout-bench
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=250 POLL=2s
 OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	RUNS=2 POLL=1s
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/fanout-bench-smoke.XXXXXX)}
+fi
 while getopts n:p:o:h opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
@@ -46,14 +53,13 @@ done
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/fanout-bench}
 export ROOFLINE_NODES=${ROOFLINE_NODES:-4}
 VAR=$ROOFLINE_VAR
-BUSER=rlbench
 PART=fan
 # An oversubscribed partition over the same nodes and no batch delay, so that
 # the jobs start as fast as this machine can run them (the measure is the
 # submission and the fan-in, not the jobs).
 export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 + 1000))
 SchedulerParameters=batch_sched_delay=0
-PartitionName=$PART Nodes=rl-node[1-$ROOFLINE_NODES] OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
+PartitionName=$PART Nodes=ALL OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
 # shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 DPID=
@@ -99,20 +105,18 @@ cleanup() {
 }
 
 setup() {
-	say "building (VARIANT=release)"
-	make -s -C "$REPO" VARIANT=release build/release/bin/rooflined build/release/bin/roofline-job \
-		build/release/plugins/smoke.so engine-bench-tools >/dev/null
+	local b=build/$BENCH_VARIANT
+	say "building (VARIANT=$BENCH_VARIANT)"
+	make -s -C "$REPO" VARIANT="$BENCH_VARIANT" $b/bin/rooflined $b/bin/roofline $b/bin/roofline-job \
+		$b/plugins/smoke.so engine-bench-tools >/dev/null
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
-	"$REPO/scripts/cluster" start >"$OUT/cluster-start.log" 2>&1 ||
-		die "cluster did not start: $(tail -5 "$OUT/cluster-start.log")"
-	eval "$("$REPO/scripts/cluster" env)"
-	"$REPO/scripts/cluster" add-user "$BUSER" >/dev/null
+	bench_cluster_start || die "cluster did not start"
 	mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p "$PART" -o '%N' | head -1)")
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit
 	bench_config "$POLL"
-	"$SNAP/bin/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
+	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
 	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
@@ -126,7 +130,7 @@ setup() {
 # ---- S: Slurm's own rate, the same node-pinned jobs, the same call -------------------
 slurm_rate() {
 	local n=$((RUNS * ${#NODES[@]})) line
-	line=$("$SNAP/bin/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
+	line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
 	echo "$line" >>"$OUT/engine-submit.txt"
 	report "S  slurm_submit() alone, $n node-pinned jobs, jobs running: $line (load $(load))"
 	wait_for 1800 no_user_jobs || die "Slurm's jobs did not finish in 30 min"

@@ -15,10 +15,14 @@
 #   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes;
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14)
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 1, NODES=2 NIGHTS=3
+# KERNELS=3 KRUNS=3 WINDOW=3, -o $BENCH_SMOKE_DIR (else a new temporary
+# directory).  BENCH_VARIANT names another build than release.
 #
 # It builds VARIANT=release, copies what it runs into the cluster directory
 # (var/bench-findings, own PostgreSQL 15 and a one-node Slurm it does not
-# use), applies sql/*.sql with psql, and generates the history in
+# use; ROOFLINE_VAR names another, and one already running there is used,
+# bench/lib.sh), applies sql/*.sql with psql to a database of its own, and generates the history in
 # PostgreSQL (bench/findings-bench.sql: recorded figures x declared noise,
 # labelled synthetic, a few declared perturbations).  Each step is run by
 # bench/findings-bench.c, which links daemon/history.c: (a) the history
@@ -30,6 +34,10 @@ cd "$(dirname "$0")/.."
 REPO=$PWD
 PROG=findings-bench
 repeats=5 out=/tmp/findings-bench.$(date -u +%Y%m%dT%H%M%S) before=
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	repeats=1 out=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/findings-bench-smoke.XXXXXX)}
+	: "${NODES:=2}" "${NIGHTS:=3}" "${KERNELS:=3}" "${KRUNS:=3}" "${WINDOW:=3}"
+fi
 while getopts n:o:b: opt; do
 	case $opt in
 	n) repeats=$OPTARG ;;
@@ -44,23 +52,25 @@ mkdir -p "$out"
 SUMMARY=$out/summary.txt
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 
-export ROOFLINE_VAR=$REPO/var/bench-findings
+export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/bench-findings}
 VAR=$ROOFLINE_VAR
+# shellcheck source=bench/lib.sh
 . "$REPO/bench/lib.sh"
 trap bench_cluster_release EXIT
 
 PLUGINS=(fleet.so regressions.so ert.so hierarchical.so)
-make -s -j2 VARIANT=release build/release/bin/{rooflined,roofline,roofline-job} \
-	"${PLUGINS[@]/#/build/release/plugins/}" build/release/bench/findings-bench
-rm -rf "$VAR/snap" "$VAR/work"
-mkdir -p "$VAR"
+B=build/$BENCH_VARIANT
+make -s -j2 VARIANT="$BENCH_VARIANT" $B/bin/{rooflined,roofline,roofline-job} \
+	"${PLUGINS[@]/#/$B/plugins/}" $B/bench/findings-bench
+rm -rf "$SNAP" "$WORK/work"
+mkdir -p "$WORK"
 bench_snapshot "${PLUGINS[@]}" -- findings-bench
-W=$VAR/work
+W=$WORK/work
 mkdir -p "$W"
 
 # COMMIT's plugins and migrations, built in a worktree of their own.
 if [[ -n $before ]]; then
-	bt=$VAR/before-tree
+	bt=$WORK/before-tree
 	git worktree remove --force "$bt" 2>/dev/null || rm -rf "$bt"
 	git worktree add --detach "$bt" "$before" >/dev/null 2>&1
 	make -s -C "$bt" -j2 VARIANT=release build/release/plugins/fleet.so \
@@ -72,16 +82,16 @@ if [[ -n $before ]]; then
 	git worktree remove --force "$bt"
 fi
 
-scripts/cluster start --nodes 1 >/dev/null
-eval "$(scripts/cluster env)"
+bench_cluster_start --nodes 1 || { echo "$PROG: the cluster did not start" >&2; exit 1; }
+bench_database findings_bench
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
 if [[ -n $before ]]; then
 	for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
-	for f in "$SNAP"/share/rooflined/sql/*.sql; do
+	for f in "$SNAP_SQL"/*.sql; do
 		[[ -e $SNAP/before/sql/$(basename "$f") ]] || NEW_SQL+=("$f")
 	done
 else
-	for f in "$SNAP"/share/rooflined/sql/*.sql; do q -f "$f" >/dev/null; done
+	for f in "$SNAP_SQL"/*.sql; do q -f "$f" >/dev/null; done
 fi
 # The history tables are partitioned by month (sql/010_partitions.sql): the
 # months the synthetic history covers get their partitions, as the daemon
@@ -98,7 +108,7 @@ say "# sizes: $((NODES * 2)) GPUs x $((NIGHTS + 1)) nights; $KERNELS kernels x $
 
 # ---- the recordings the synthetic data is made of ----------------------------
 # ert's replay of the recorded H100 (one GPU): 18 ceilings and the sweep.
-CUDA_VISIBLE_DEVICES=0 "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+CUDA_VISIBLE_DEVICES=0 "$SNAP_SBIN/roofline-job" --plugin-dir "$SNAP_PLUGINS" \
 	--run ert --out "$W/ert" replay="$REPO/tests/fixtures/ert/h100-quick.tsv" \
 	quick=true 2>>"$out/setup.log"
 # the hierarchical plugin's points of the kernel_abc and gsrb captures
@@ -106,7 +116,7 @@ mkdir -p "$W/k/ert" "$W/k/abc" "$W/k/gsrb"
 cp tests/fixtures/ert/h100-ert-records.tsv "$W/k/ert/records.tsv"
 cp tests/fixtures/analysis/kernel_abc.records.tsv "$W/k/abc/records.tsv"
 cp tests/fixtures/analysis/gsrb.records.tsv "$W/k/gsrb/records.tsv"
-ROOFLINE_ETC=$REPO/etc "$SNAP/bin/roofline-job" --plugin-dir "$SNAP/plugins" \
+ROOFLINE_ETC=$REPO/etc "$SNAP_SBIN/roofline-job" --plugin-dir "$SNAP_PLUGINS" \
 	--run hierarchical --out "$W/k/points" --input ceilings="$W/k/ert" \
 	--input abc="$W/k/abc" --input gsrb="$W/k/gsrb" same_node=false 2>>"$out/setup.log"
 
@@ -248,8 +258,8 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	local label=$1 pdir=$2 plugin=$3 run=$4 d=$W/$1
 	shift 4
 	rm -rf "$d" && mkdir -p "$d"
-	"$SNAP/bin/findings-bench" -P "$plugin" -r "$run" -d "$d" \
-		-j "$SNAP/bin/roofline-job" -p "$pdir" -n "$repeats" "$@" \
+	"$SNAP_BENCH/findings-bench" -P "$plugin" -r "$run" -d "$d" \
+		-j "$SNAP_SBIN/roofline-job" -p "$pdir" -n "$repeats" "$@" \
 		>"$out/$label.txt" 2>>"$out/$label.err"
 	say "$(printf '  %-22s history %7s ms (cpu %6s, pg cpu %7s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
 		"$(field history <"$out/$label.txt" | median)" \
@@ -286,7 +296,7 @@ if [[ -n $before ]]; then
 	q -c 'vacuum analyze runs, steps, ceilings, points'
 fi
 say "## after: this tree ($(git rev-parse --short HEAD))"
-steps_all after "$SNAP/plugins"
+steps_all after "$SNAP_PLUGINS"
 explain_all after
 if [[ -n $before ]]; then
 	differ() { # differ TABLE QUERY: rows of either not in the other
@@ -304,15 +314,16 @@ fi
 # series trigger and without it; each in a transaction rolled back.
 if q -c "select 1 from pg_trigger where tgname = 'ceilings_series_merge' and tgparentid = 0" | grep -q 1; then
 	ingest_ms() { # ingest_ms row|bulk on|off
-		local off= body
+		local off='' body
 		[[ $2 == off ]] && off='alter table ceilings disable trigger ceilings_series_merge;'
 		if [[ $1 == row ]]; then
 			body="for c in select * from ceilings where run_id = $FRUN order by id loop
 				insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*;
 			end loop;"
 		else
-			body="insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
-			      from ceilings c where run_id = $FRUN order by id;"
+			# (src, not c: c is the block's variable)
+			body="insert into ceilings select (jsonb_populate_record(src, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
+			      from ceilings src where run_id = $FRUN order by id;"
 		fi
 		q -c "begin; $off
 		      do \$\$ declare c ceilings; nr bigint; t0 timestamptz := clock_timestamp(); begin

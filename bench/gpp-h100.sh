@@ -25,9 +25,21 @@
 #                  at SIZE; plain-full-*: at gpp's default 512 2 32768 20
 # OUTDIR/summary.tsv: label, wall seconds, exit status.  OUTDIR/env.txt: the
 # GPU, driver, ncu version and clocks.
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR (else a new temporary directory), the build step is
+# `make -n` of the same targets (what it would build), every other step is
+# recorded as skipped in summary.tsv (they run gpp on the GPU); then the
+# recorded outputs of the ncu steps (tests/fixtures/gpp/plugin-*.records.tsv)
+# go through the hierarchical plugin (build/$BENCH_VARIANT's roofline-job,
+# ceilings replayed from tests/fixtures/ert/h100-quick.tsv) and
+# bench/gpp-table.py into OUTDIR/tables.md.
 set -uo pipefail
 
-OUT=${1:?usage: bench/gpp-h100.sh OUTDIR [SIZE...]}
+SMOKE=${BENCH_SMOKE:-0}
+OUT=${1:-}
+((!SMOKE)) || [[ -n $OUT ]] || OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/gpp-h100-smoke.XXXXXX)}
+[[ -n $OUT ]] || { echo "usage: bench/gpp-h100.sh OUTDIR [SIZE...]" >&2; exit 2; }
 shift
 SIZE=("$@")
 ((${#SIZE[@]})) || SIZE=(512 2 32768 800)
@@ -41,6 +53,14 @@ T0=$(date +%s)
 step() { # step LABEL LIMIT_S LOGFILE CMD...
 	local label=$1 limit=$2 log=$3 t0 t1 rc
 	shift 3
+	if ((SMOKE)); then
+		if [[ $label != build ]]; then
+			printf '%s\t-\tskipped\t%s\n' "$label" "$*" >>"$SUMMARY"
+			echo "== $label: skipped (smoke: needs the GPU)"
+			return
+		fi
+		set -- "$1" -n "${@:2}" # make -n: what the build would run
+	fi
 	if (($(date +%s) - T0 > DEADLINE)); then
 		printf '%s\t-\tskipped\t%s\n' "$label" "$*" >>"$SUMMARY"
 		echo "== $label: skipped (deadline)"
@@ -71,7 +91,7 @@ export ROOFLINE_LIBEXEC
 # the self-test, then the versions on the same small problem
 step selftest 120 "$OUT/selftest.txt" $B/bin/gpp --selftest --exp all 8 2 600 10
 step selftest-nofma 120 "$OUT/selftest-nofma.txt" $B/bin/gpp_nofma --selftest --exp all 8 2 600 10
-grep -E "self-test|all sums|FAILED" "$OUT/selftest.txt" "$OUT/selftest-nofma.txt"
+((SMOKE)) || grep -E "self-test|all sums|FAILED" "$OUT/selftest.txt" "$OUT/selftest-nofma.txt"
 
 # command=... once per word: the plugin's list option
 cmd_of() { local w; for w in "$@"; do printf 'command=%s\n' "$w"; done; }
@@ -99,4 +119,27 @@ step plain-full-versions 120 "$OUT/plain-full-versions.txt" $B/bin/gpp --exp ver
 step plain-full-nw 120 "$OUT/plain-full-nw.txt" $B/bin/gpp --exp nw
 
 cat "$SUMMARY"
-for f in "$OUT"/plain-*.txt; do echo "--- $f"; grep -E "^gpp_v|^gpp:" "$f"; done
+for f in "$OUT"/plain-*.txt; do
+	[[ -e $f ]] || continue
+	echo "--- $f"
+	grep -E "^gpp_v|^gpp:" "$f"
+done
+if ((SMOKE)); then
+	# the recorded ncu steps' records, analysed, and docs/gpp.md's tables
+	SB=build/${BENCH_VARIANT:-release}
+	J=("$SB/bin/roofline-job" --plugin-dir "$SB/plugins")
+	"${J[@]}" --run ert --out "$OUT/ceil" replay="$PWD/tests/fixtures/ert/h100-quick.tsv" >"$OUT/ert.log" 2>&1
+	"${J[@]}" --run spec --out "$OUT/spec" attributes="$PWD/tests/fixtures/ert/h100-quick.tsv" >"$OUT/spec.log" 2>&1
+	for f in tests/fixtures/gpp/plugin-*.records.tsv; do
+		s=${f##*/plugin-}
+		s=${s%.records.tsv}
+		mkdir -p "$OUT/ncu-$s"
+		cp "$f" "$OUT/ncu-$s/records.tsv"
+		"${J[@]}" --run hierarchical --out "$OUT/h-$s" --input ceilings="$OUT/ceil" \
+			--input spec="$OUT/spec" --input profile="$OUT/ncu-$s" \
+			metrics_table="$PWD/etc/ncu-metrics.tsv" >"$OUT/h-$s.log" 2>&1 ||
+			{ echo "smoke: hierarchical on $f failed: $(tail -3 "$OUT/h-$s.log")" >&2; exit 1; }
+	done
+	python3 bench/gpp-table.py "$OUT" >"$OUT/tables.md" || exit 1
+	echo "smoke: bench/gpp-table.py on tests/fixtures/gpp: $(grep -c '^| gpp_v' "$OUT/tables.md") kernel rows in $OUT/tables.md"
+fi

@@ -8,12 +8,19 @@
 #
 # Usage: bench/gpp-replay.sh [WORKDIR] [BUILD]
 #   WORKDIR  where the steps' outputs go (default /tmp/gpp-replay; emptied)
-#   BUILD    build/debug (default): roofline-job and the plugins
+#   BUILD    build/debug (default; build/$BENCH_VARIANT if set): roofline-job
+#            and the plugins
 # WORKDIR/h-v1/records.tsv ... h-v8 are tests/fixtures/render/gpp-v*.records.tsv.
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): the same, already small; WORKDIR
+# defaults to $BENCH_SMOKE_DIR, else a new temporary directory.
 set -euo pipefail
 R=$(cd "$(dirname "$0")/.." && pwd)
-W=${1:-/tmp/gpp-replay}
-B=$R/${2:-build/debug}
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	W=${1:-${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/gpp-replay-smoke.XXXXXX)}}
+else
+	W=${1:-/tmp/gpp-replay}
+fi
+B=$R/${2:-build/${BENCH_VARIANT:-debug}}
 J=("$B/bin/roofline-job" --plugin-dir "$B/plugins")
 T=$R/etc/ncu-metrics.tsv
 rm -rf "$W" && mkdir -p "$W"

@@ -58,22 +58,38 @@
 # one session after a warm-up run, execution and planning time apart, and the
 # server process's CPU time per run.  All data is synthetic, made here
 # by generate_series.  Stops the cluster and removes its directory.
+# ROOFLINE_VAR names another directory than var/bench-history; a cluster
+# already running there is used and left running (bench/lib.sh), its
+# databases hb_migrate and hb_part replaced.
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): every phase at MIGRATE_ROWS=3000
+# GPUS=4 NIGHTS=100 KERNELS=2 KEEP_MONTHS=13 REPEATS=1 (the second retention
+# drops all but the newest month), in seconds, with BENCH_VARIANT's roofline;
+# it prints the same lines (the migrate phase's queries find no rows: its
+# kernel_42 needs 252,000 rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PROG=history-bench
+REPO=$PWD
 phase=${1:-all}
 [[ $phase =~ ^(migrate|partitioned|all|generate)$ ]] || { echo "usage: $0 [migrate|partitioned|all|generate]" >&2; exit 2; }
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	: "${MIGRATE_ROWS:=3000}" "${GPUS:=4}" "${NIGHTS:=100}" "${KERNELS:=2}" "${KEEP_MONTHS:=13}" "${REPEATS:=1}"
+fi
 migrate_rows=${MIGRATE_ROWS:-10000000} gpus=${GPUS:-500} nights=${NIGHTS:-1096}
 kernels=${KERNELS:-4} keep_months=${KEEP_MONTHS:-24} repeats=${REPEATS:-7}
 keep=${KEEP:-0}
 [[ $phase != generate ]] || keep=1
-export ROOFLINE_VAR=$PWD/var/bench-history
+export ROOFLINE_VAR=${ROOFLINE_VAR:-$PWD/var/bench-history}
+VAR=$ROOFLINE_VAR
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 if [[ $keep == 1 ]]; then
 	trap 'echo "kept: ROOFLINE_VAR=$ROOFLINE_VAR; eval \"\$(ROOFLINE_VAR=$ROOFLINE_VAR scripts/cluster env)\""' EXIT
 else
-	trap 'scripts/cluster stop >/dev/null 2>&1 || true; rm -rf "$ROOFLINE_VAR"' EXIT
+	trap bench_cluster_release EXIT
 fi
-scripts/cluster start >/dev/null
-eval "$(scripts/cluster env)"
+bench_cluster_start >/dev/null || { echo "$PROG: the cluster did not start" >&2; exit 1; }
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
 pgadmin() {
 	runuser -u postgres -- env PGUSER=postgres PGDATABASE=postgres \
@@ -157,7 +173,7 @@ DOCS_Q() {
 # (1 s) has the worker cancelled, which right after the data were generated
 # happens and in a database whose dropped months are long vacuumed does not.
 retire() {
-	local out poll stmt samples=$ROOFLINE_VAR/retire-samples.txt
+	local out poll stmt samples=$WORK/retire-samples.txt
 	for ((i = 0; i < 300; i++)); do
 		[[ $(q -c "select count(*) from pg_stat_activity where backend_type = 'autovacuum worker'") == 0 ]] && break
 		sleep 1
@@ -280,6 +296,7 @@ generate_history() {
 	# the schema as it was before 015_history_time (which the benchmark applies
 	# after timing the queries on 010's views)
 	for f in sql/[0-9]*.sql; do
+		# shellcheck disable=SC2071 # file names, compared as strings
 		[[ ${f#sql/} < 015 ]] || continue
 		q -1 -f "$f" >/dev/null
 	done
@@ -389,8 +406,8 @@ median_ms() {
 	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
 
-# One facility night's points (125 nodes x 4 GPUs x 4 kernels x 3 levels =
-# 6,000) ingested through step_records as the daemon's COPY does (a row a
+# One facility night's points (GPUS / 4 nodes x 4 GPUs x 4 kernels x 3
+# levels: 6,000 at GPUS=500) ingested through step_records as the daemon's COPY does (a row a
 # point, each routed by 005's trigger), in one transaction, rolled back:
 # psql's time for the insert.
 INGEST_NIGHT="begin;
@@ -398,7 +415,7 @@ insert into runs (pipeline_name, owner, facility, yaml, state, trigger, submitte
 values ('ingest-bench', 'rlfacility', true, '', 'running', 'schedule', now());
 insert into steps (run_id, step_id, node, plugin, on_daemon, state, started_at)
 select currval('runs_id_seq'), 'roofline', 'gpu' || lpad(n::text, 3, '0'), 'hierarchical', true, 'running', now()
-from generate_series(0, 124) n;
+from generate_series(0, $((gpus / 4 - 1))) n;
 \\timing on
 insert into step_records (step, attempt, seq, run_id, kind, node, fields)
 select s.id, 1, g * 16 + k * 3 + l, s.run_id, 'point', s.node, jsonb_build_object(
@@ -414,7 +431,7 @@ rollback;"
 # history queries again (same rows), `roofline history` (its query and the
 # command), and what the trigger adds to an ingest.
 kernel_points_phase() {
-	local k1=$1 start q1old q3old q3sold q2old q2new since with without
+	local k1=$1 start q1old q3old q3sold q2old q2new since
 	q1old=$(rows_md5 "$(DOCS_Q 1 "$k1")") q3old=$(rows_md5 "$(DOCS_Q 2)") q3sold=$(rows_md5 "$Q3S_016")
 	# `roofline history kernel_1` as 016's CLI chose its rows (the newest
 	# 1,000 by run_at): run, node and GFLOP/s of each, to compare
@@ -445,22 +462,24 @@ kernel_points_phase() {
 	report Q2a "$(CLI_Q kernel_1)"
 	report Q2nw "$(CLI_Q kernel_1 gpu042 "$since")"
 	report Q2na "$(CLI_Q kernel_1 gpu042)"
-	make -s VARIANT=release build/release/bin/roofline
-	q2new=$(build/release/bin/roofline history --csv kernel_1 | awk -F, 'NR > 1 { print $10 " " $2 " " $4 }' | LC_ALL=C sort | paste -sd, | tr -d '\n' | md5sum | cut -d' ' -f1)
+	local roofline=build/$BENCH_VARIANT/bin/roofline
+	make -s VARIANT="$BENCH_VARIANT" "$roofline"
+	q2new=$("$roofline" history --csv kernel_1 | awk -F, 'NR > 1 { print $10 " " $2 " " $4 }' | LC_ALL=C sort | paste -sd, | tr -d '\n' | md5sum | cut -d' ' -f1)
 	q2old=$(q -c "select md5(string_agg(r, ',' order by r collate \"C\")) from (select run_id || ' ' || node || ' ' || to_char(gflops, 'FM9999990.0') r from ($(Q2_FOR kernel_1)) x) y")
 	echo "  rows: roofline history kernel_1's 1,000 (run, node, GFLOP/s) $([[ $q2new == "$q2old" ]] && echo "the same as 016's CLI chose" || echo "DIFFERENT from 016's CLI")"
 	echo "  the command, wall time (median of $repeats; a new connection each, a new server process with empty caches):"
-	echo "    roofline history kernel_1: $(median_ms "$repeats" build/release/bin/roofline history kernel_1) ms; --node gpu042: $(median_ms "$repeats" build/release/bin/roofline history --node gpu042 kernel_1) ms; a kernel nobody profiled: $(median_ms "$repeats" build/release/bin/roofline history no_such_kernel) ms; psql -c 'select 1' (a connection alone): $(median_ms "$repeats" psql -X -q -c 'select 1') ms"
+	echo "    roofline history kernel_1: $(median_ms "$repeats" "$roofline" history kernel_1) ms; --node gpu042: $(median_ms "$repeats" "$roofline" history --node gpu042 kernel_1) ms; a kernel nobody profiled: $(median_ms "$repeats" "$roofline" history no_such_kernel) ms; psql -c 'select 1' (a connection alone): $(median_ms "$repeats" psql -X -q -c 'select 1') ms"
 
-	echo "ingest of one night's 6,000 points through step_records (alternated, median of 5 each, rolled back):"
-	local times
-	times=$(for i in 1 2 3 4 5; do
+	local times n=5
+	((!BENCH_SMOKE)) || n=1
+	echo "ingest of one night's $((gpus / 4 * 48)) points through step_records (alternated, median of $n each, rolled back):"
+	times=$(for ((i = 0; i < n; i++)); do
 		echo "with $(q <<<"$INGEST_NIGHT" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')"
 		q -c "alter table points disable trigger points_kernel_points" >/dev/null
 		echo "without $(q <<<"$INGEST_NIGHT" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')"
 		q -c "alter table points enable trigger points_kernel_points" >/dev/null
 	done)
-	echo "  with 017's trigger $(awk '$1 == "with" { print $2 }' <<<"$times" | sort -n | sed -n 3p) ms, without it $(awk '$1 == "without" { print $2 }' <<<"$times" | sort -n | sed -n 3p) ms"
+	echo "  with 017's trigger $(awk '$1 == "with" { print $2 }' <<<"$times" | sort -n | sed -n "$(((n + 1) / 2))p") ms, without it $(awk '$1 == "without" { print $2 }' <<<"$times" | sort -n | sed -n "$(((n + 1) / 2))p") ms"
 }
 
 partitioned_phase() {

@@ -7,10 +7,20 @@
 # unknown-metric.raw.csv) that this script leaves alone.
 #
 # Usage: bench/ncu-bad-fixtures.sh
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): the files are written to
+# $BENCH_SMOKE_DIR/bad (else a new temporary directory), never over the
+# committed ones, and compared with them: exit 1 if one differs.
 set -euo pipefail
 cd "$(dirname "$0")/../tests/fixtures/ncu"
-python3 - <<'PY'
-import csv, gzip, io
+OUT=bad
+if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
+	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/ncu-bad-fixtures-smoke.XXXXXX)}/bad
+	mkdir -p "$OUT"
+fi
+python3 - "$OUT" <<'PY'
+import csv, gzip, io, sys
+
+OUT = sys.argv[1]
 
 src = open("kernel_abc.raw.csv", newline="").read()
 lines = src.split("\n")
@@ -29,7 +39,7 @@ def edit_row(kernel, fn):
     return "\n".join(out)
 
 def write(name, text):
-    open("bad/" + name, "w", newline="").write(text)
+    open(OUT + "/" + name, "w", newline="").write(text)
 
 # cut in the middle of the last row: an unterminated quoted field
 write("truncated.csv", src[: len(src) - len(lines[rows["kernel_C"]]) // 2 - 1])
@@ -50,8 +60,16 @@ write("bad-quote.csv", src.replace('"kernel_A(double *, long, double)"',
 # a thousands separator of another locale: "4.608.000" bytes is no number
 write("locale-number.csv", edit_row("kernel_A", lambda f: f[:d] + ["4.608.000"] + f[d + 1:]))
 # binary garbage: the gzip of the real file (mtime 0, so reproducible)
-write_b = open("bad/garbage.bin", "wb")
+write_b = open(OUT + "/garbage.bin", "wb")
 write_b.write(gzip.compress(src.encode(), mtime=0)[:600])
 write_b.close()
 PY
-ls -l bad
+ls -l "$OUT"
+if [[ $OUT != bad ]]; then
+	n=0
+	for f in "$OUT"/*; do
+		cmp "$f" "bad/${f##*/}" || { echo "ncu-bad-fixtures: smoke: ${f##*/} differs from tests/fixtures/ncu/bad/" >&2; exit 1; }
+		n=$((n + 1))
+	done
+	echo "ncu-bad-fixtures: smoke: $n files written to $OUT, identical to tests/fixtures/ncu/bad/"
+fi

@@ -15,13 +15,15 @@
 # Target (issue 6): one chart under 0.5 s.  Prints min / median / max of
 # REPEATS runs in milliseconds.
 #
-# Usage: bench/render-bench.sh [REPEATS=20]   (builds VARIANT=release)
+# Usage: bench/render-bench.sh [REPEATS=20]   (builds VARIANT=release, or
+#        BENCH_VARIANT; the charts go to a temporary directory, removed)
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): REPEATS defaults to 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REPEATS=${1:-20}
-B=build/release
+REPEATS=${1:-$([[ ${BENCH_SMOKE:-0} == 1 ]] && echo 1 || echo 20)}
+B=build/${BENCH_VARIANT:-release}
 FIX=tests/fixtures/render
-make -s VARIANT=release $B/bin/roofline-job $B/plugins/gnuplot.so
+make -s VARIANT="${BENCH_VARIANT:-release}" $B/bin/roofline-job $B/plugins/gnuplot.so
 command -v gnuplot >/dev/null || { echo "render-bench: gnuplot not in PATH" >&2; exit 1; }
 
 tmp=$(mktemp -d)

@@ -18,13 +18,15 @@
 # median / max of REPEATS runs in milliseconds: wall time, and CPU time (user
 # + sys of roofline-job), which a loaded machine disturbs less.
 #
-# Usage: bench/report-bench.sh [REPEATS=20]   (builds VARIANT=release)
+# Usage: bench/report-bench.sh [REPEATS=20]   (builds VARIANT=release, or
+#        BENCH_VARIANT; the pages go to a temporary directory, removed)
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): REPEATS defaults to 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-REPEATS=${1:-20}
-B=build/release
+REPEATS=${1:-$([[ ${BENCH_SMOKE:-0} == 1 ]] && echo 1 || echo 20)}
+B=build/${BENCH_VARIANT:-release}
 F=tests/fixtures
-make -s VARIANT=release $B/bin/roofline-job $B/plugins/report.so
+make -s VARIANT="${BENCH_VARIANT:-release}" $B/bin/roofline-job $B/plugins/report.so
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

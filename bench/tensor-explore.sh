@@ -18,13 +18,32 @@
 #                     and tensor_mixed (raw page), with the program's output
 #   devices.txt       the same kernel profiled with CUDA_VISIBLE_DEVICES=<uuid>
 #                     and --devices 0 (several-GPU collection)
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR (else a new temporary directory); ncu, nvidia-smi,
+# cuobjdump and the programs are not run: the chips are those of the
+# recorded `ncu --list-chips` (tests/fixtures/tensor/explore/chips-list.txt,
+# their metric queries skipped), each probe's pass count is the one recorded
+# on the H100 (explore/passes.tsv, "none" if not recorded), and the
+# sections, SASS counts, truth runs and device masks are skipped (said in
+# their files).
 set -uo pipefail
-OUT=${1:?usage: bench/tensor-explore.sh OUTDIR [BINDIR]}
-BIN=${2:-build/release/bin}
+SMOKE=${BENCH_SMOKE:-0}
+REC=tests/fixtures/tensor/explore
+OUT=${1:-}
+((!SMOKE)) || [[ -n $OUT ]] || OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/tensor-explore-smoke.XXXXXX)}
+[[ -n $OUT ]] || { echo "usage: bench/tensor-explore.sh OUTDIR [BINDIR]" >&2; exit 2; }
+BIN=${2:-build/${BENCH_VARIANT:-release}/bin}
 NCU=${NCU:-ncu}
 mkdir -p "$OUT/chips" "$OUT/sections" "$OUT/truth"
 
-{
+if ((SMOKE)); then
+	echo "smoke: skipped ncu --version, nvidia-smi" >"$OUT/env.txt"
+	cp "$REC/chips-list.txt" "$OUT/chips/list.txt"
+	echo "smoke: skipped the sections, the SASS counts (cuobjdump), the truth runs and the device masks (need ncu and the GPU)" |
+		tee "$OUT/sass.txt" "$OUT/devices.txt" "$OUT/truth/skipped.txt"
+fi
+((SMOKE)) || {
 	"$NCU" --version
 	nvidia-smi -L
 	nvidia-smi --query-gpu=index,uuid,pci.bus_id,compute_cap,name --format=csv
@@ -33,13 +52,18 @@ mkdir -p "$OUT/chips" "$OUT/sections" "$OUT/truth"
 cat "$OUT/env.txt"
 
 # Metric names per chip, from ncu itself (no GPU of that chip needed).
-"$NCU" --list-chips >"$OUT/chips/list.txt" 2>&1
+((SMOKE)) || "$NCU" --list-chips >"$OUT/chips/list.txt" 2>&1
 for c in $(grep -oE '\b[a-z]{2}[0-9]{2,3}[a-z]?\b' "$OUT/chips/list.txt" | sort -u); do
+	if ((SMOKE)); then
+		echo "chip $c: smoke: query skipped"
+		continue
+	fi
 	"$NCU" --query-metrics --chip "$c" 2>&1 |
 		grep -E -i 'tensor|uuid|pci_bus|ops_path|^Device|error' >"$OUT/chips/$c.txt"
 	echo "chip $c: $(wc -l <"$OUT/chips/$c.txt") lines"
 done
 
+if ((!SMOKE)); then
 SEC=$(dirname "$(readlink -f "$(command -v "$NCU")")")/sections
 [[ -d $SEC ]] || SEC=$(find / -name 'SpeedOfLight.section' -printf '%h\n' 2>/dev/null | head -1)
 grep -l -i 'tensor' "$SEC"/*.section 2>/dev/null | while read -r f; do cp "$f" "$OUT/sections/"; done
@@ -52,9 +76,15 @@ ls "$OUT/sections"
 			sort | uniq -c
 	done
 } >"$OUT/sass.txt" 2>&1
+fi
 
 passes() { # passes LABEL METRICS
 	local p
+	if ((SMOKE)); then
+		p=$(awk -F'\t' -v l="$1" -v m="$2" '$2 == l && $3 == m { p = $1 } END { print (p == "" ? "none" : p) }' "$REC/passes.tsv")
+		printf '%s\t%s\t%s\n' "$p" "$1" "$2" | tee -a "$OUT/passes.tsv"
+		return
+	fi
 	p=$("$NCU" --clock-control none --print-units base --csv --page raw \
 		--metrics "$2,profiler__replayer_passes" -k regex:kernel_C \
 		-- "$BIN/kernel_abc" --quick 2>&1 | python3 -c '
@@ -128,6 +158,7 @@ ${P}_op_imma_src_int8.sum,${P}_op_igmma_src_int8.sum
 smsp__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum,smsp__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum,smsp__ops_path_tensor_src_fp64.sum,smsp__ops_path_tensor_op_imma_src_int8.sum
 $PIPE,$HF2,sm__inst_executed_pipe_tensor_op_hmma.sum,sm__inst_executed_pipe_tensor_op_gmma.sum,sm__inst_executed_pipe_tensor_op_imma.sum,sm__inst_executed_pipe_tensor_op_dmma.sum
 $T,$SASS,profiler__replayer_passes" | tr '\n' ',' | sed 's/^,*//; s/,*$//')
+((!SMOKE)) || exit 0
 truth() { # truth LABEL PROG ARGS...
 	local label=$1
 	shift

@@ -22,9 +22,22 @@
 #    that table: records.tsv, ncu.csv, program.log, job.log.
 # 5. summary.tsv: label, wall seconds, exit status; sass.txt: tensor_mixed's
 #    MMA and FP32 instructions (cuobjdump).
+#
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md; no GPU needed): OUTDIR defaults
+# to $BENCH_SMOKE_DIR (else a new temporary directory), BUILD to
+# build/$BENCH_VARIANT; cc 9.0; ncu, nvidia-smi, cuobjdump and the jobs are
+# not run: each probe's pass count is the one recorded on the H100
+# (tests/fixtures/tensor/passes.tsv, "none" if not recorded), each job's
+# directory gets its recorded records.tsv (tests/fixtures/tensor/LABEL.records.tsv,
+# its summary line says skipped), so that the choice of the table, the
+# summary and the per-job counts run as they did there.
 set -uo pipefail
-OUT=${1:?usage: bench/tensor-h100.sh OUTDIR [BUILD]}
-B=${2:-build/release}
+SMOKE=${BENCH_SMOKE:-0}
+OUT=${1:-}
+((!SMOKE)) || [[ -n $OUT ]] || OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/tensor-h100-smoke.XXXXXX)}
+[[ -n $OUT ]] || { echo "usage: bench/tensor-h100.sh OUTDIR [BUILD]" >&2; exit 2; }
+B=${2:-build/${BENCH_VARIANT:-release}}
+REC=tests/fixtures/tensor
 NCU=${NCU:-ncu}
 BIN=$B/bin
 JOB=$BIN/roofline-job
@@ -34,12 +47,17 @@ mkdir -p "$OUT"
 SUMMARY=$OUT/summary.tsv
 printf 'label\twall_s\trc\n' >"$SUMMARY"
 
-{
-	"$NCU" --version
-	nvidia-smi --query-gpu=index,uuid,pci.bus_id,name,compute_cap,driver_version,clocks.sm,clocks.mem --format=csv
-} >"$OUT/env.txt" 2>&1
+if ((SMOKE)); then
+	echo "smoke: skipped ncu --version, nvidia-smi" >"$OUT/env.txt"
+	CC=90
+else
+	{
+		"$NCU" --version
+		nvidia-smi --query-gpu=index,uuid,pci.bus_id,name,compute_cap,driver_version,clocks.sm,clocks.mem --format=csv
+	} >"$OUT/env.txt" 2>&1
+	CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | head -1 | tr -d ' .')
+fi
 cat "$OUT/env.txt"
-CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 | head -1 | tr -d ' .')
 
 # The metric set of this GPU (a row of its own cc replaces the "*" row of the
 # same role; every part of a datapath kept), as plugins/ncu.c selects it.
@@ -61,6 +79,11 @@ set_of() { # set_of TSV EXTRA(0/1)
 
 passes() { # passes LABEL METRICS
 	local p
+	if ((SMOKE)); then
+		p=$(awk -F'\t' -v l="$1" -v m="$2" '$2 == l && $3 == m { p = $1 } END { print (p == "" ? "none" : p) }' "$REC/passes.tsv")
+		printf '%s\t%s\t%s\n' "$p" "$1" "$2" | tee -a "$OUT/passes.tsv"
+		return
+	fi
 	p=$("$NCU" --clock-control none --print-units base --csv --page raw \
 		--metrics "$2,profiler__replayer_passes" -k regex:kernel_C \
 		-- "$BIN/kernel_abc" --quick 2>&1 | python3 -c '
@@ -98,6 +121,13 @@ export ROOFLINE_LIBEXEC
 job() { # job LABEL PLUGIN KEY=VALUE...
 	local label=$1 plugin=$2 t0 t1 rc
 	shift 2
+	if ((SMOKE)); then
+		mkdir -p "$OUT/$label"
+		cp "$REC/$label.records.tsv" "$OUT/$label/records.tsv"
+		echo "smoke: not run (needs the GPU); records.tsv is $REC/$label.records.tsv" >"$OUT/$label/job.log"
+		printf '%s\t-\tskipped\n' "$label" | tee -a "$SUMMARY"
+		return
+	fi
 	t0=$(date +%s.%N)
 	"$JOB" --plugin-dir "$PLUG" --run "$plugin" --out "$OUT/$label" "$@" \
 		>"$OUT/$label.job.log" 2>&1
@@ -117,11 +147,15 @@ job mixed-bf16 ncu command=tensor_mixed command=528 command=2048 command=4096 co
 job gemm-fp16-all ncu command=tensor_gemm command=fp16 command=4096 extra=all metrics_table="$TSV"
 job mixed-all ncu command=tensor_mixed extra=all metrics_table="$TSV"
 
-{
-	echo "== tensor_mixed (cuobjdump -sass, sm_90)"
-	cuobjdump -sass -arch sm_90 "$BIN/tensor_mixed" 2>/dev/null |
-		grep -E -o '\b(HMMA|FFMA|FADD|FMUL|HFMA2)[.A-Z0-9_]*' | sort | uniq -c
-} >"$OUT/sass.txt" 2>&1
+if ((SMOKE)); then
+	echo "smoke: skipped cuobjdump of tensor_mixed (recorded: $REC/sass.txt)" >"$OUT/sass.txt"
+else
+	{
+		echo "== tensor_mixed (cuobjdump -sass, sm_90)"
+		cuobjdump -sass -arch sm_90 "$BIN/tensor_mixed" 2>/dev/null |
+			grep -E -o '\b(HMMA|FFMA|FADD|FMUL|HFMA2)[.A-Z0-9_]*' | sort | uniq -c
+	} >"$OUT/sass.txt" 2>&1
+fi
 cat "$OUT/sass.txt"
 cat "$SUMMARY"
 for d in "$OUT"/gemm-* "$OUT"/mixed*; do

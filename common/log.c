@@ -46,17 +46,40 @@ bool log_enabled(enum rl_log_level level)
 	return level <= log_threshold;
 }
 
+void log_escape(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+		char esc[5];
+		size_t len = 1;
+
+		esc[0] = (char)*p;
+		if (*p == '\n' || *p == '\t')
+			len = (size_t)snprintf(esc, sizeof(esc), "\\%c",
+					       *p == '\n' ? 'n' : 't');
+		else if (*p < 0x20 || *p == 0x7f)
+			len = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", *p);
+		if (n + len >= size)
+			break;
+		memcpy(out + n, esc, len);
+		n += len;
+	}
+	out[n] = '\0';
+}
+
 void log_vmsg(enum rl_log_level level, const char *who, const char *fmt,
 	      va_list ap)
 {
 	static const int syslog_prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO,
 					   LOG_DEBUG };
-	char msg[4096];
+	char raw[4096], msg[4 * sizeof(raw)];
 	int saved_errno = errno;
 
 	if (!log_enabled(level))
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	log_escape(raw, msg, sizeof(msg));
 	if (log_to_syslog) {
 		if (who)
 			syslog(syslog_prio[level], "[%s] %s", who, msg);

@@ -9,6 +9,7 @@
 #define ROOFLINE_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 
 #include "rooflined_plugin.h" /* enum rl_log_level */
@@ -22,6 +23,11 @@ int log_level_parse(const char *text, enum rl_log_level *level);
 
 /* True when a line of this level would be written. */
 bool log_enabled(enum rl_log_level level);
+
+/* Copy in to out (size bytes with the NUL), control characters escaped
+ * (\n, \t, \xNN): one message is one line, whatever text a user gave it
+ * (every log line goes through it). */
+void log_escape(const char *in, char *out, size_t size);
 
 void log_vmsg(enum rl_log_level level, const char *who, const char *fmt,
 	      va_list ap);

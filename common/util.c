@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,18 @@ int util_read_file(const char *path, size_t max_bytes, char **out, size_t *len)
 out_close:
 	close(fd);
 	return rc;
+}
+
+void util_exec_reset(void)
+{
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	close_range(3, ~0U, 0);
 }
 
 int util_mkdir_p(const char *path, mode_t mode)

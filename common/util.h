@@ -45,6 +45,11 @@ int util_read_file(const char *path, size_t max_bytes, char **out, size_t *len);
 /* mkdir -p with mode for each directory created.  0 or -errno. */
 int util_mkdir_p(const char *path, mode_t mode);
 
+/* In a child about to exec: every signal back to its default disposition
+ * (the daemon ignores SIGPIPE), none blocked, every descriptor above 2
+ * closed, so that nothing of the parent's but stdio crosses exec. */
+void util_exec_reset(void);
+
 /* True when rel is a relative path that cannot leave the directory it is
  * resolved against: not absolute, not empty, no ".." component. */
 bool util_path_is_contained(const char *rel);

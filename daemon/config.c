@@ -13,7 +13,7 @@
 
 enum cfg_type {
 	CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT,
-	CFG_MONTHS, CFG_RETENTION
+	CFG_MONTHS, CFG_RETENTION, CFG_BOOL
 };
 
 struct cfg_key {
@@ -70,6 +70,12 @@ static const struct cfg_key cfg_keys[] = {
 	{ "retain_points", RETAIN(retain_points) },
 	{ "retain_kernel_profiles", RETAIN(retain_kernel_profiles) },
 	{ "retain_ceilings", RETAIN(retain_ceilings) },
+	{ "user_daemon_steps", CFG_BOOL, offsetof(struct config, user_daemon_steps),
+	  "true or false: whether users' runs may have steps on the daemon" },
+	{ "ncu_program", STR(ncu_program),
+	  "the ncu a user's daemon-side step runs (\"\": ncu in PATH)" },
+	{ "gnuplot_program", STR(gnuplot_program),
+	  "the gnuplot a user's daemon-side step runs (\"\": gnuplot in PATH)" },
 	{ "retention", CFG_RETENTION, offsetof(struct config, retention_detach),
 	  "drop or detach: what happens to partitions past their retention" },
 };
@@ -102,6 +108,9 @@ void config_defaults(struct config *cfg)
 	cfg->notify_backoff_s = 60;
 	cfg->partitions_ahead = 3;
 	cfg->retention_detach = false; /* retain_*: 0, forever */
+	cfg->user_daemon_steps = true;
+	cfg->ncu_program = xstrdup("");
+	cfg->gnuplot_program = xstrdup("");
 }
 
 void config_release(struct config *cfg)
@@ -194,6 +203,11 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 		return 0;
 	case CFG_MONTHS:
 		return parse_months(text, (long *)field);
+	case CFG_BOOL:
+		if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)
+			return -EINVAL;
+		*(bool *)field = text[0] == 't';
+		return 0;
 	case CFG_RETENTION:
 		if (strcmp(text, "drop") != 0 && strcmp(text, "detach") != 0)
 			return -EINVAL;

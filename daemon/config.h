@@ -53,6 +53,11 @@ struct config {
 	long retain_kernel_profiles;
 	long retain_ceilings;
 	bool retention_detach;
+	/* Users' runs on the service node (daemon/step_policy.h): whether
+	 * they may have daemon-side steps, and the programs those run. */
+	bool user_daemon_steps;
+	char *ncu_program;     /* "" = ncu in the child's PATH */
+	char *gnuplot_program; /* "" = gnuplot in the child's PATH */
 };
 
 /* Fill cfg with defaults (paths next to the running program).  Caller

@@ -218,7 +218,9 @@ int engine_user_identity(const struct engine *e, bool facility,
 			 struct strbuf *err);
 
 /* ---- runs.c ---- */
-/* Start up to RUNS_START_MAX queued runs; returns how many were looked at. */
+/* Start up to RUNS_START_MAX queued runs (the oldest first); a run that
+ * cannot be started, or whose start cannot be recorded, fails at once with
+ * the reason.  Returns how many left the queue (started or failed). */
 #define RUNS_START_MAX 200
 #define ENGINE_LAUNCH_MAX 500 /* ready steps launched per pass */
 #define ENGINE_STR_(x) #x

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "plugin_loader.h"
 #include "records.h"
+#include "spool_dirs.h"
 #include "util.h"
 
 #define HISTORY_INPUT "history"
@@ -181,28 +182,28 @@ static int write_set(struct engine *e, const struct job_spec *spec,
 	return -EINVAL;
 }
 
-static int write_owned(const char *dir, const struct strbuf *records,
-		       uid_t uid, gid_t gid, struct strbuf *err)
+/* dir/history (made fresh in the attempt directory open at dir_fd, which
+ * is still root's) with records.tsv, handed to the user. */
+static int write_owned(int dir_fd, const char *hdir,
+		       const struct strbuf *records, uid_t uid, gid_t gid,
+		       struct strbuf *err)
 {
-	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
-	struct stat st;
-	int rc = 0;
+	int fd = spool_dir_fresh(dir_fd, HISTORY_INPUT), rc = fd < 0 ? fd : 0;
 
-	if (mkdir(dir, 0700) < 0 &&
-	    (errno != EEXIST || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
-		rc = -errno ? -errno : -EEXIST;
 	if (rc == 0)
-		rc = util_write_file_replace(path, records->buf, records->len, 0600);
-	if (rc == 0 && (chown(path, uid, gid) < 0 || chown(dir, uid, gid) < 0 ||
-			chmod(dir, 0700) < 0))
-		rc = -errno;
+		rc = spool_file_write(fd, JOB_RECORDS_FILE, records->buf,
+				      records->len, uid, gid, 0600);
+	if (rc == 0)
+		rc = spool_dir_hand_over(fd, uid, gid, 0700);
 	if (rc < 0)
-		strbuf_addf(err, "cannot write %s: %s", path, strerror(-rc));
-	free(path);
+		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
+			    strerror(-rc));
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
-int history_prepare(struct engine *e, const struct step_row *s,
+int history_prepare(struct engine *e, const struct step_row *s, int dir_fd,
 		    const char *dir, uid_t uid, gid_t gid,
 		    struct job_spec *spec, struct strbuf *err)
 {
@@ -227,7 +228,7 @@ int history_prepare(struct engine *e, const struct step_row *s,
 		rc = write_set(e, spec, h->plugin, *sets, run, &records, err);
 	hdir = xasprintf("%s/%s", dir, HISTORY_INPUT);
 	if (rc == 0)
-		rc = write_owned(hdir, &records, uid, gid, err);
+		rc = write_owned(dir_fd, hdir, &records, uid, gid, err);
 	if (rc == 0)
 		job_spec_add_input(spec, HISTORY_INPUT, hdir);
 	strbuf_release(&records);

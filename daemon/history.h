@@ -31,11 +31,12 @@
 #include "strbuf.h"
 
 /*
- * Write the history sets of s's plugin into dir/history and add the input
+ * Write the history sets of s's plugin into dir/history (dir is open at
+ * dir_fd, still root's: spool_dirs.h) and add the input
  * to spec (whose options are already read).  0 (also when the plugin reads
  * none), or -errno with the reason in err: the attempt fails then.
  */
-int history_prepare(struct engine *e, const struct step_row *s,
+int history_prepare(struct engine *e, const struct step_row *s, int dir_fd,
 		    const char *dir, uid_t uid, gid_t gid,
 		    struct job_spec *spec, struct strbuf *err);
 

@@ -9,10 +9,12 @@
  *       job.out      the job's stdout and stderr
  *       records.tsv, exit.tsv   written by roofline-job
  *
- * A daemon child takes a lock on <spool>/.locks/step-<id> before it drops
- * its privileges and execs roofline-job, and keeps it until it ends; so a
+ * A daemon child (the keeper, root's) takes a lock on
+ * <spool>/.locks/step-<id>, starts the job process (which drops its
+ * privileges and execs roofline-job with no descriptor of the daemon's but
+ * its stdio, and signals reset) and keeps the lock until the job ends; so a
  * restarted daemon knows whether a child of its predecessor still runs.  The
- * child's own alarm() enforces the step's timeout, whoever its parent is.
+ * job's own alarm() enforces the step's timeout, whoever its parent is.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,8 @@
 #include "records.h"
 #include "run_info.h"
 #include "slurm.h"
+#include "spool_dirs.h"
+#include "step_policy.h"
 #include "util.h"
 
 /* Slurm settings of a step, from its `slurm` record in steps.options. */
@@ -189,10 +193,21 @@ static int add_inputs(struct engine *e, const struct step_row *s,
 	return 0;
 }
 
+/* The attempt directory's last two components: "<step>[@<node>]" and
+ * "attempt-<n>" (caller frees both). */
+static void attempt_names(const struct step_row *s, int attempt, char **step,
+			  char **att)
+{
+	*step = xasprintf("%s%s%s", s->step_id, s->node[0] ? "@" : "", s->node);
+	*att = xasprintf("attempt-%d", attempt);
+}
+
 /*
- * Make the attempt directory (root-owned parents), write params.tsv into it,
- * then hand it to the user.  An existing directory (a crash between the two
- * halves of a launch) is reused only if it is a real directory.
+ * Make the attempt directory dir, write params.tsv (and the history input)
+ * into it, then hand it to the user; through descriptors only
+ * (spool_dirs.h): the run's and the step's directories must be root's
+ * alone, and the attempt directory is made here, fresh (one left by an
+ * interrupted launch is set aside, never reused).
  */
 static int prepare_attempt(struct engine *e, const struct step_row *s,
 			   int attempt, const char *dir, uid_t uid, gid_t gid,
@@ -200,22 +215,27 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 {
 	struct job_spec spec;
 	struct strbuf params = STRBUF_INIT;
-	char *parent = xstrdup(dir), *path = NULL;
-	struct stat st;
-	int rc;
+	char *step_name, *att_name, *aside = NULL;
+	int rc, run_fd, step_fd = -1, att_fd = -1;
 
-	*strrchr(parent, '/') = '\0';
+	attempt_names(s, attempt, &step_name, &att_name);
 	job_spec_init(&spec);
 	strbuf_init(&params);
-	/* the step's directory: root's, 0711 like the run's */
-	rc = util_mkdir_p(parent, 0711);
-	if (rc == 0 && chmod(parent, 0711) < 0)
-		rc = -errno;
-	if (rc == 0 && mkdir(dir, 0700) < 0 &&
-	    (errno != EEXIST || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)))
-		rc = -errno ? -errno : -EEXIST;
+	run_fd = spool_dir_open_root(s->spool_dir);
+	if (run_fd >= 0)
+		step_fd = spool_dir_root_child(run_fd, step_name, 0711);
+	/* an attempt directory left by a launch before a restart (which
+	 * launch_repair_submitting relaunches only when nothing of it runs)
+	 * is set aside, not reused */
+	if (step_fd >= 0)
+		att_fd = spool_dir_fresh_aside(step_fd, att_name, &aside);
+	if (aside)
+		log_warn("%s was left by a launch before a restart: moved aside "
+			 "as %s, not reused", dir, aside);
+	rc = run_fd < 0 ? run_fd : step_fd < 0 ? step_fd : att_fd < 0 ? att_fd : 0;
 	if (rc < 0) {
-		strbuf_addf(err, "cannot make %s: %s", dir, strerror(-rc));
+		strbuf_addf(err, "cannot make %s: %s%s", dir, strerror(-rc),
+			    rc == -EPERM ? " (a directory above it is not root's alone)" : "");
 		goto out;
 	}
 	job_spec_set(&spec.plugin, s->plugin);
@@ -225,12 +245,13 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	spec.run_id = s->run_id;
 	spec.attempt = attempt;
 	each_option_record(s, "option", read_option_record, &spec);
+	step_policy_programs(e->cfg, s, &spec);
 	if (add_inputs(e, s, &spec) < 0) {
 		strbuf_addf(err, "cannot read the step's inputs: %s", db_error(e->db));
 		rc = -EIO;
 		goto out;
 	}
-	rc = history_prepare(e, s, dir, uid, gid, &spec, err);
+	rc = history_prepare(e, s, att_fd, dir, uid, gid, &spec, err);
 	if (rc < 0)
 		goto out;
 	if (s->on_daemon && run_info_add(e->db, s->run_id, s->id, &spec) < 0) {
@@ -239,16 +260,22 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		goto out;
 	}
 	job_spec_format(&spec, &params);
-	path = xasprintf("%s/%s", dir, JOB_PARAMS_FILE);
-	rc = util_write_file_replace(path, params.buf, params.len, 0600);
-	if (rc == 0 && (chown(path, uid, gid) < 0 || chown(dir, uid, gid) < 0 ||
-			chmod(dir, 0700) < 0))
-		rc = -errno;
+	rc = spool_file_write(att_fd, JOB_PARAMS_FILE, params.buf, params.len,
+			      uid, gid, 0600);
+	if (rc == 0)
+		rc = spool_dir_hand_over(att_fd, uid, gid, 0700);
 	if (rc < 0)
 		strbuf_addf(err, "cannot prepare %s: %s", dir, strerror(-rc));
 out:
-	free(path);
-	free(parent);
+	if (att_fd >= 0)
+		close(att_fd);
+	if (step_fd >= 0)
+		close(step_fd);
+	if (run_fd >= 0)
+		close(run_fd);
+	free(aside);
+	free(step_name);
+	free(att_name);
 	strbuf_release(&params);
 	job_spec_release(&spec);
 	return rc;
@@ -374,34 +401,80 @@ static char *lock_path(const struct step_row *s)
 	return xasprintf("%s/../.locks/step-%ld", s->spool_dir, s->id);
 }
 
-/* In the child: lock, become the user, limit time, exec roofline-job. */
-static void exec_daemon_child(const struct engine *e, const struct step_row *s,
-			      const char *dir, uid_t uid, gid_t gid)
+/* In the job process: become the user, limit time, exec roofline-job. */
+static void exec_job(const struct engine *e, const struct step_row *s,
+		     const char *dir, uid_t uid, gid_t gid)
 {
-	char *lock = lock_path(s), *out;
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct passwd *pw = getpwuid(uid);
 	char **env = job_environment(e, uid);
-	int fd = open(lock, O_RDWR | O_CREAT, 0600);
+	char *out;
+	int ofd, nfd;
 
-	if (fd < 0 || fcntl(fd, F_SETLK, &fl) < 0)
-		_exit(70);
-	setsid();
 	if (setgroups(0, NULL) < 0 || (pw && initgroups(pw->pw_name, gid) < 0) ||
 	    setgid(gid) < 0 || setuid(uid) < 0 || setuid(0) == 0)
 		_exit(71);
 	out = xasprintf("%s/job.out", dir);
-	int ofd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC,
-		       0600);
-
-	if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(ofd, 2) < 0)
+	ofd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (ofd < 0 || nfd < 0 || dup2(nfd, 0) < 0 || dup2(ofd, 1) < 0 ||
+	    dup2(ofd, 2) < 0)
 		_exit(72);
 	if (chdir(dir) < 0)
 		_exit(73);
+	/* nothing of the daemon's but stdin (/dev/null), stdout and stderr
+	 * (job.out) crosses exec; signals reset */
+	util_exec_reset();
 	if (s->timeout_s > 0)
 		alarm((unsigned)s->timeout_s);
 	execle(e->cfg->job_program, "roofline-job", dir, (char *)NULL, env);
 	_exit(127);
+}
+
+/*
+ * In the daemon's child (the keeper, root's): take the step's lock, start
+ * the job process in a new session and wait for it, then end as it ended
+ * (so that the daemon's waitpid sees its exit status or signal, SIGALRM at
+ * its timeout).  The lock descriptor never reaches the job: the user's
+ * program cannot hold the lock past its end.  The keeper blocks every
+ * signal it may (the job's SIGTERM is the job's), SIGKILL of the session
+ * ends both.
+ */
+static void exec_daemon_child(const struct engine *e, const struct step_row *s,
+			      const char *dir, uid_t uid, gid_t gid)
+{
+	char *lock = lock_path(s);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	sigset_t all;
+	pid_t job;
+	int status;
+
+	if (fd < 0 || fcntl(fd, F_SETLK, &fl) < 0)
+		_exit(70);
+	setsid();
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	job = fork();
+	if (job < 0)
+		_exit(74);
+	if (job == 0) {
+		close(fd);
+		exec_job(e, s, dir, uid, gid);
+	}
+	while (waitpid(job, &status, 0) < 0)
+		if (errno != EINTR)
+			_exit(75);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		sigset_t one;
+
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 76);
 }
 
 static int spawn_daemon_child(struct engine *e, const struct step_row *s,
@@ -808,7 +881,8 @@ static pid_t lock_holder(const struct step_row *s)
 	free(path);
 	if (fd < 0)
 		return 0;
-	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+	/* only a process's own lock (not an OFD lock: l_pid -1) names it */
+	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK && fl.l_pid > 0)
 		pid = fl.l_pid;
 	close(fd);
 	return pid;

@@ -75,11 +75,11 @@ static void exec_hook(const struct engine *e, int in, uid_t uid, gid_t gid,
 	setpgid(0, 0);
 	if (dup2(in, 0) < 0 || devnull < 0 || dup2(devnull, 1) < 0)
 		_exit(70);
-	signal(SIGPIPE, SIG_DFL);
 	if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
 		_exit(71);
 	if (chdir("/") < 0)
 		_exit(72);
+	util_exec_reset(); /* SIGPIPE's default, no descriptor but stdio */
 	execle("/bin/sh", "sh", "-c", e->cfg->notify_command, (char *)NULL, env);
 	_exit(127);
 }
@@ -98,7 +98,7 @@ static const char *run_hook(const struct engine *e, const char *id,
 
 	if (hook_identity(e, &uid, &gid, &home) < 0)
 		return "no user to run the notify command as";
-	if (pipe(fds) < 0)
+	if (pipe2(fds, O_CLOEXEC) < 0)
 		return "cannot make a pipe";
 	pid = fork();
 	if (pid < 0) {

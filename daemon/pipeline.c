@@ -102,6 +102,14 @@ static long get_duration(struct loader *ld, const struct ytree_node *map,
 		       SHOW(text), key, where);
 		return 0;
 	}
+	/* recorded in integer (int4) columns: steps.timeout_s,
+	 * steps.pending_limit_s; a Slurm time limit is as long */
+	if (v > PIPELINE_DURATION_MAX) {
+		report(ld, at, "duration '%s' for '%s'%s is too long (at most "
+			       "%d s, about 68 years)", SHOW(text), key, where,
+		       PIPELINE_DURATION_MAX);
+		return 0;
+	}
 	*text_out = xstrdup(text);
 	return v;
 }
@@ -448,6 +456,16 @@ static void load_slurm(struct loader *ld, struct pipeline_slurm *s,
 
 /* ---- steps ---------------------------------------------------------------- */
 
+bool pipeline_step_id_reserved(const char *id)
+{
+	static const char *const reserved[] = { PIPELINE_RESERVED_STEP_IDS };
+
+	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (strcmp(id, reserved[i]) == 0)
+			return true;
+	return false;
+}
+
 static void load_step_id(struct loader *ld, struct pipeline *p, size_t i,
 			 const struct ytree_node *node, struct step_aux *all)
 {
@@ -462,6 +480,9 @@ static void load_step_id(struct loader *ld, struct pipeline *p, size_t i,
 		report(ld, at, "invalid step id '%s' (use 1 to %d letters, "
 			       "digits, '_' or '-')", SHOW(id),
 		       PIPELINE_STEP_ID_MAX);
+	else if (id && pipeline_step_id_reserved(id))
+		report(ld, at, "step id '%s' is reserved (the run directory's "
+			       "own '%s/' is there)", SHOW(id), id);
 	else if (id)
 		p->steps[i].id = xstrdup(id);
 	for (size_t j = 0; p->steps[i].id && j < i; j++) {

@@ -26,6 +26,13 @@
 
 #define PIPELINE_NAME_MAX 64
 #define PIPELINE_STEP_ID_MAX 64
+/* Step ids that name an entry of the run directory itself (a step's
+ * directory is <spool>/run-N/<id>[@node]): inputs/ holds the user's
+ * attachments.  Refused at validation. */
+#define PIPELINE_RESERVED_STEP_IDS "inputs"
+/* The longest duration (timeout, pending_limit, slurm time): the database
+ * keeps them in integer columns (sql/001_core.sql, 006_hardening.sql). */
+#define PIPELINE_DURATION_MAX 2147483647
 #define PIPELINE_RETRIES_MAX 10
 #define PIPELINE_STEPS_MAX 1000
 /* A gres count that asks for every one of each node's devices
@@ -123,6 +130,9 @@ struct pipeline *pipeline_load_file(const char *path, const char *plugin_dir,
 				    struct strbuf *errors);
 
 void pipeline_free(struct pipeline *p);
+
+/* Is id one of PIPELINE_RESERVED_STEP_IDS? */
+bool pipeline_step_id_reserved(const char *id);
 
 /* The step with this id, or NULL.  Borrowed from p. */
 const struct pipeline_step *pipeline_step_find(const struct pipeline *p,

@@ -21,6 +21,8 @@
 #include "pipeline.h"
 #include "records.h"
 #include "slurm.h"
+#include "spool_dirs.h"
+#include "step_policy.h"
 #include "util.h"
 
 /* The name of the first gres a pipeline asks for ("gpu" of "gpu:h100:2"),
@@ -316,39 +318,38 @@ static int hex_digit(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* Write one attached file (bytea in hex text form) as dir/name, owned by
- * the run's user.  dir is the daemon's own, freshly made: no links. */
-static int write_input(const char *dir, const char *name, const char *hex,
+/* Write one attached file (bytea in hex text form) as `name` in the
+ * directory open at dir_fd, owned by the run's user. */
+static int write_input(int dir_fd, const char *name, const char *hex,
 		       uid_t uid, gid_t gid)
 {
 	size_t n = strlen(hex) > 2 ? (strlen(hex) - 2) / 2 : 0;
 	unsigned char *data = xmalloc(n + 1);
-	char *path = xasprintf("%s/%s", dir, name);
-	int rc = 0;
+	int rc;
 
 	for (size_t i = 0; i < n; i++)
 		data[i] = (unsigned char)(hex_digit(hex[2 + 2 * i]) << 4 |
 					  hex_digit(hex[3 + 2 * i]));
-	rc = util_write_file_atomic(path, data, n, 0600);
-	if (rc == 0 && chown(path, uid, gid) < 0)
-		rc = -errno;
-	free(path);
+	rc = spool_file_write(dir_fd, name, data, n, uid, gid, 0600);
 	free(data);
 	return rc;
 }
 
-/* The run's attachments into <spool>/inputs/.  0 or -errno with err. */
-static int stage_inputs(struct engine *e, long run_id, const char *spool,
-			bool facility, const char *owner, struct strbuf *err)
+/* The run's attachments into inputs/ of the run directory open at run_fd:
+ * made fresh (one left by an earlier start is set aside, never reused),
+ * filled while it is root's, handed to the owner last.  0 or -errno with
+ * err. */
+static int stage_inputs(struct engine *e, long run_id, int run_fd,
+			const char *spool, bool facility, const char *owner,
+			struct strbuf *err)
 {
 	char id[32];
 	const char *params[] = { id };
 	struct db_result *r;
-	char *dir = NULL;
-	struct stat st;
+	char *aside = NULL;
 	uid_t uid;
 	gid_t gid;
-	int rc = 0;
+	int rc = 0, fd = -1;
 
 	snprintf(id, sizeof(id), "%ld", run_id);
 	/* The names first, then each file alone: one file's content in
@@ -364,11 +365,13 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 	rc = engine_user_identity(e, facility, owner, &uid, &gid, err);
 	if (rc < 0)
 		goto out;
-	/* The owner's alone: 0700, made by root, handed over when full. */
-	dir = xasprintf("%s/inputs", spool);
-	if (mkdir(dir, 0700) < 0 && (errno != EEXIST || lstat(dir, &st) < 0 ||
-				     !S_ISDIR(st.st_mode)))
-		rc = errno == EEXIST ? -ENOTDIR : -errno;
+	/* one left by a start before a restart is set aside, not reused */
+	fd = spool_dir_fresh_aside(run_fd, "inputs", &aside);
+	if (aside)
+		log_warn("%s/inputs was left by a start before a restart: moved "
+			 "aside as %s, not reused", spool, aside);
+	free(aside);
+	rc = fd < 0 ? fd : 0;
 	for (int i = 0; rc == 0 && i < db_rows(r); i++) {
 		const char *fparams[] = { id, db_value(r, i, 0) };
 		struct db_result *f = db_query(e->db, "select content from run_files"
@@ -380,32 +383,36 @@ static int stage_inputs(struct engine *e, long run_id, const char *spool,
 				    db_value(r, i, 0), f ? "gone" : db_error(e->db));
 			rc = -EIO;
 		} else {
-			rc = write_input(dir, db_value(r, i, 0), db_value(f, 0, 0),
+			rc = write_input(fd, db_value(r, i, 0), db_value(f, 0, 0),
 					 uid, gid);
 		}
 		db_result_free(f);
 	}
-	if (rc == 0 && (chown(dir, uid, gid) < 0 || chmod(dir, 0700) < 0))
-		rc = -errno;
+	if (rc == 0)
+		rc = spool_dir_hand_over(fd, uid, gid, 0700);
 	if (rc < 0 && !err->len)
-		strbuf_addf(err, "cannot write the run's files into %s: %s", dir,
-			    strerror(-rc));
+		strbuf_addf(err, "cannot write the run's files into %s/inputs: %s",
+			    spool, strerror(-rc));
 out:
-	free(dir);
+	if (fd >= 0)
+		close(fd);
 	db_result_free(r);
 	return rc;
 }
 
-static void run_fail(struct engine *e, long run_id, const char *error)
+/* Fail queued run run_id with error; true when it is no longer queued. */
+static bool run_fail(struct engine *e, long run_id, const char *error)
 {
 	char id[32];
 	const char *params[] = { id, error };
+	long changed;
 
 	snprintf(id, sizeof(id), "%ld", run_id);
-	db_exec(e->db, "update runs set state = 'failed', error = $2,"
-		       " ended_at = now() where id = $1 and state = 'queued'",
-		2, params);
+	changed = db_exec(e->db, "update runs set state = 'failed', error = $2,"
+				 " ended_at = now() where id = $1 and state ="
+				 " 'queued'", 2, params);
 	log_error("run %ld failed to start: %s", run_id, error);
+	return changed >= 0;
 }
 
 /* A queued run made ready to be recorded as started: its steps expanded and
@@ -440,7 +447,7 @@ static int prepare_start(struct engine *e, struct partition_cache *cache,
 	char name[32];
 	uid_t uid;
 	gid_t gid;
-	int rc = -1;
+	int rc = -1, spool_fd = -1, run_fd = -1;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->id = run_id;
@@ -459,20 +466,30 @@ static int prepare_start(struct engine *e, struct partition_cache *cache,
 		run_fail(e, run_id, err.buf);
 		goto out;
 	}
+	if (step_policy_check(e->cfg, rs->p, facility, &err) < 0) {
+		run_fail(e, run_id, err.buf);
+		goto out;
+	}
 	rs->x.p = rs->p;
 	rs->x.ids = xcalloc(rs->p->n_steps * rs->x.n_nodes, sizeof(long));
 	rs->spool = xasprintf("%s/run-%ld", e->cfg->spool_dir, run_id);
 	/* root's, 0711: its owner reaches the attempt directories beneath,
 	 * nobody lists it */
-	if (util_mkdir_p(rs->spool, 0711) < 0 || chmod(rs->spool, 0711) < 0) {
-		strbuf_addf(&err, "cannot make %s: %s", rs->spool, strerror(errno));
+	spool_fd = spool_dir_open_root(e->cfg->spool_dir);
+	run_fd = spool_fd < 0 ? spool_fd : spool_dir_root_child(spool_fd, name, 0711);
+	if (run_fd < 0) {
+		strbuf_addf(&err, "cannot make %s: %s", rs->spool, strerror(-run_fd));
 		run_fail(e, run_id, err.buf);
-	} else if (has_files && stage_inputs(e, run_id, rs->spool, facility,
-					     owner, &err) < 0) {
+	} else if (has_files && stage_inputs(e, run_id, run_fd, rs->spool,
+					     facility, owner, &err) < 0) {
 		run_fail(e, run_id, err.buf);
 	} else {
 		rc = 0;
 	}
+	if (run_fd >= 0)
+		close(run_fd);
+	if (spool_fd >= 0)
+		close(spool_fd);
 out:
 	if (rc < 0)
 		run_start_release(rs);
@@ -557,10 +574,15 @@ static int record_starts(struct engine *e, struct run_start *rs, int n)
 
 /* The same one run at a time, each in its own transaction: what a pass falls
  * back to when the batch failed, so that one run that cannot be recorded
- * fails alone (it stays queued and is tried again next pass). */
-static void record_starts_one_by_one(struct engine *e, struct run_start *rs,
-				     int n)
+ * fails alone, at once, with the database's reason (it is never left queued
+ * to be prepared again every pass), except one whose row another session
+ * holds (a lock timeout): that one waits, queued.  Returns how many left
+ * the queue. */
+static int record_starts_one_by_one(struct engine *e, struct run_start *rs,
+				    int n)
 {
+	int gone = 0;
+
 	for (int i = 0; i < n; i++) {
 		int rc = -EIO;
 
@@ -568,18 +590,25 @@ static void record_starts_one_by_one(struct engine *e, struct run_start *rs,
 		    (rc = mark_running(e, &rs[i], 1)) == 0 &&
 		    db_commit(e->db) == 0) {
 			log_started(&rs[i]);
+			gone++;
 		} else if (rc == -EBUSY) {
-			/* a session holds the run's row (its owner's, say):
-			 * it stays queued, tried again next pass */
+			/* a session holds the run's row (its owner's, say)
+			 * past db_lock_timeout: it stays queued, tried again
+			 * at a later pass, and is not counted as gone */
 			log_warn("run %ld is locked by another session: "
-				    "starting it later", rs[i].id);
+				 "starting it later", rs[i].id);
 			db_rollback(e->db);
 		} else {
-			log_error("cannot start run %ld: %s", rs[i].id,
-				  db_error(e->db));
+			char *why = xasprintf("cannot record the run's start: %s",
+					      db_error(e->db));
+
 			db_rollback(e->db);
+			if (db_ok(e->db) && run_fail(e, rs[i].id, why))
+				gone++;
+			free(why);
 		}
 	}
+	return gone;
 }
 
 int runs_start_queued(struct engine *e)
@@ -593,7 +622,7 @@ int runs_start_queued(struct engine *e)
 		" for no key update of runs skip locked", 0, NULL);
 
 	struct partition_cache cache = { 0 };
-	int n = r ? db_rows(r) : 0, ready = 0;
+	int n = r ? db_rows(r) : 0, ready = 0, gone = 0;
 	struct run_start *rs = xcalloc((size_t)(n ? n : 1), sizeof(*rs));
 
 	for (int i = 0; i < n; i++)
@@ -601,14 +630,20 @@ int runs_start_queued(struct engine *e)
 				  db_value(r, i, 2)[0] == 't', db_value(r, i, 3),
 				  db_value(r, i, 4)[0] == 't', &rs[ready]) == 0)
 			ready++;
-	if (record_starts(e, rs, ready) < 0 && db_ok(e->db))
-		record_starts_one_by_one(e, rs, ready);
+		else
+			gone++; /* failed, recorded (or the database is gone) */
+	if (record_starts(e, rs, ready) == 0)
+		gone += ready;
+	else if (db_ok(e->db))
+		gone += record_starts_one_by_one(e, rs, ready);
 	for (int i = 0; i < ready; i++)
 		run_start_release(&rs[i]);
 	free(rs);
 	partition_cache_release(&cache);
 	db_result_free(r);
-	return n;
+	/* the engine ticks again at once only when a full batch left the
+	 * queue: runs that stay queued must not make it spin */
+	return gone;
 }
 
 void runs_handle_cancels(struct engine *e)

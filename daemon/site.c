@@ -21,6 +21,10 @@
 #define REPORT_MAX (64u << 20) /* a report bigger than this is not copied */
 #define RUNS_PER_GROUP 10      /* runs listed per pipeline (and owner) */
 #define TREND_ROWS 60          /* nights per reference kernel */
+/* The site's pages run no script (a user's report inside one neither) */
+#define SITE_PAGE_CSP "script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
+/* What the web server should send with every page under users/ (server/) */
+#define SITE_USERS_CSP "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 struct site {
 	const struct config *cfg;
@@ -52,7 +56,8 @@ static const char css[] =
 /* The top of a page; root: the relative path back to the site's root. */
 static void page_begin(struct strbuf *sb, const char *title, const char *root)
 {
-	strbuf_addstr(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+	strbuf_addstr(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta http-equiv=\"Content-Security-Policy\" content=\"" SITE_PAGE_CSP "\">\n<title>");
 	html_escape(sb, title);
 	strbuf_addf(sb, "</title>\n<style>%s</style>\n</head>\n<body>\n<nav>"
 		    "<a href=\"%sindex.html\">Site index</a><a href=\"%sfleet.html\">Fleet</a>"
@@ -86,7 +91,7 @@ static bool plain_name(const char *s)
 
 /* ---- runs: the index's pipelines, the users' pages, the reports ---------- */
 
-enum { R_ID, R_PIPE, R_OWNER, R_FAC, R_STATE, R_WHEN, R_REPORT };
+enum { R_ID, R_PIPE, R_OWNER, R_FAC, R_STATE, R_WHEN, R_REPORT_DIR, R_REPORT };
 
 static struct db_result *query_runs(struct site *s)
 {
@@ -97,36 +102,76 @@ static struct db_result *query_runs(struct site *s)
 	return db_query(s->db,
 		"select r.id, r.pipeline_name, r.owner, r.facility, r.state,"
 		" to_char(coalesce(r.ended_at, r.submitted_at), 'YYYY-MM-DD HH24:MI'),"
-		" coalesce(rep.path, '') from (select *, row_number() over (partition by"
+		" coalesce(rep.dir, ''), coalesce(rep.file, '') from (select *,"
+		" row_number() over (partition by"
 		"  facility, case when facility then '' else owner end, pipeline_name"
 		"  order by id desc) as rk from runs where state in ('succeeded', 'failed',"
 		"  'cancelled') and spool_dir is not null) r"
 		" left join lateral (select r.spool_dir || '/' || st.step_id || case when"
 		"  st.node = '' then '' else '@' || st.node end || '/attempt-' || x.attempt"
-		"  || '/' || (x.fields->>'file') as path from step_records x join steps st"
+		"  as dir, x.fields->>'file' as file from step_records x join steps st"
 		"  on st.id = x.step where x.run_id = r.id and x.kind = 'report'"
 		"  order by x.step desc, x.attempt desc limit 1) rep on true"
 		" where r.rk <= $1::int"
 		" order by r.facility desc, r.owner, r.pipeline_name, r.id desc", 1, params);
 }
 
-/* Copy a run's report from the spool into dir_fd as run-N.html, unless it
- * is there; true when the copy is there afterwards. */
+/*
+ * A user's report on the site: the user's HTML is never served as a page of
+ * the site's origin.  run-N.html is the site's own page, the report inside
+ * it as the srcdoc of an iframe with an empty `sandbox` (an opaque origin:
+ * no script, no form, no navigation of this page, nothing of the site's
+ * cookies or DOM), and the page's own CSP forbids scripts too (a srcdoc
+ * frame inherits it).
+ */
+static void report_frame(struct strbuf *sb, const char *id, const char *html)
+{
+	char *title = xasprintf("Report of run %s", id);
+
+	page_begin(sb, title, "../../");
+	strbuf_addstr(sb, "<p class=\"note\">The run's own report, shown in a "
+		      "sandboxed frame: it runs no script and cannot reach this "
+		      "site (docs/report.md).</p>\n<iframe sandbox=\"\" title=\"");
+	html_escape(sb, title);
+	strbuf_addstr(sb, "\" style=\"width:100%;height:85vh;border:1px solid #ccc\" "
+		      "srcdoc=\"");
+	html_escape(sb, html);
+	strbuf_addstr(sb, "\"></iframe>\n");
+	page_end(sb);
+	free(title);
+}
+
+static void pruned(const char *name, const char *why)
+{
+	log_warn("site: removed %s from a user's directory: %s", name, why);
+}
+
+/* Copy a run's report (file `file` of its attempt directory `dir` in the
+ * spool) into dir_fd as run-N.html, unless the site wrote it there already;
+ * framed: a user's report (report_frame).  True when it is there after. */
 static bool copy_report(struct site *s, int dir_fd, const char *id,
-			const char *path, uid_t from_uid, const struct site_owner *o)
+			const char *dir, const char *file, uid_t from_uid,
+			const struct site_owner *o, bool framed)
 {
 	char name[64], *data = NULL;
+	struct strbuf page = STRBUF_INIT;
 	size_t len;
 	int rc;
 
 	snprintf(name, sizeof(name), "run-%s.html", id);
-	if (!*path)
+	if (!*dir || !*file)
 		return false;
-	if (site_file_exists(dir_fd, name))
+	if (site_file_ours(dir_fd, name, o))
 		return true;
-	rc = site_file_read_owned(path, from_uid, REPORT_MAX, &data, &len);
-	if (rc == 0)
+	rc = site_file_read_owned(dir, file, from_uid, REPORT_MAX, &data, &len);
+	if (rc == 0 && framed) {
+		strbuf_init(&page);
+		report_frame(&page, id, data);
+		rc = site_file_write(dir_fd, name, page.buf, page.len, o);
+		strbuf_release(&page);
+	} else if (rc == 0) {
 		rc = site_file_write(dir_fd, name, data, len, o);
+	}
 	free(data);
 	if (rc < 0)
 		fail(s, rc, "the report of run", id);
@@ -169,8 +214,10 @@ static int facility_runs(struct site *s, const struct db_result *r, int i,
 			      "ended yet</td></tr>\n");
 	for (; i < db_rows(r) && strcmp(db_value(r, i, R_FAC), "t") == 0; i++) {
 		bool rep = dir >= 0 && pw &&
-			   copy_report(s, dir, db_value(r, i, R_ID), db_value(r, i, R_REPORT),
-				       pw->pw_uid, &s->pub);
+			   copy_report(s, dir, db_value(r, i, R_ID),
+				       db_value(r, i, R_REPORT_DIR),
+				       db_value(r, i, R_REPORT), pw->pw_uid, &s->pub,
+				       false);
 
 		run_row(index, r, i, rep, "runs/");
 	}
@@ -186,7 +233,7 @@ static int user_runs(struct site *s, const struct db_result *r, int i,
 {
 	const char *owner = db_value(r, i, R_OWNER);
 	struct passwd *pw = getpwnam(owner);
-	struct site_owner o;
+	struct site_owner o, dir_o;
 	struct strbuf sb = STRBUF_INIT;
 	int start = i, dir = -EPERM, rc;
 	char *title;
@@ -195,13 +242,21 @@ static int user_runs(struct site *s, const struct db_result *r, int i,
 		i++;
 	if (!pw || !plain_name(owner) || pw->pw_uid == 0 || users_fd < 0)
 		return i;
-	o = (struct site_owner){ pw->pw_uid, s->have_web_gid ? s->web_gid : pw->pw_gid,
-				 s->have_web_gid ? 0750 : 0700, s->have_web_gid ? 0640 : 0600 };
-	dir = site_dir_open(users_fd, owner, &o);
+	/* root's directory (no user plants a page or a link there): the web
+	 * group reads it, else only the user reads the files, by name */
+	if (s->have_web_gid)
+		o = (struct site_owner){ s->pub.uid, s->web_gid, 0750, 0640 };
+	else
+		o = (struct site_owner){ pw->pw_uid, pw->pw_gid, 0711, 0600 };
+	dir_o = (struct site_owner){ s->pub.uid, s->have_web_gid ? s->web_gid
+								: s->pub.gid,
+				     o.dir_mode, o.file_mode };
+	dir = site_dir_open(users_fd, owner, &dir_o);
 	if (dir < 0) {
 		fail(s, dir, "the directory of user", owner);
 		return i;
 	}
+	site_dir_prune(dir, &o, pruned);
 	strbuf_init(&sb);
 	title = xasprintf("Runs of %s", owner);
 	page_begin(&sb, title, "../../");
@@ -209,7 +264,9 @@ static int user_runs(struct site *s, const struct db_result *r, int i,
 	strbuf_addstr(&sb, run_head);
 	for (int k = start; k < i; k++)
 		run_row(&sb, r, k, copy_report(s, dir, db_value(r, k, R_ID),
-					       db_value(r, k, R_REPORT), pw->pw_uid, &o), "");
+					       db_value(r, k, R_REPORT_DIR),
+					       db_value(r, k, R_REPORT), pw->pw_uid,
+					       &o, true), "");
 	strbuf_addstr(&sb, "</tbody></table>\n</section>\n");
 	page_end(&sb);
 	rc = site_file_write(dir, "index.html", sb.buf, sb.len, &o);
@@ -406,6 +463,42 @@ static void (*const builders[])(struct site *, struct strbuf *) = {
 	build_runs, build_fleet, build_kernels,
 };
 
+/* server/nginx.conf and server/apache.conf: what a web server serving
+ * web_root must do for users/ (docs/report.md shows them in place). */
+static void write_server_snippets(struct site *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int dir = site_dir_open(s->root_fd, "server", &s->pub), rc;
+
+	if (dir < 0) {
+		fail(s, dir, "directory", "server");
+		return;
+	}
+	strbuf_init(&sb);
+	strbuf_addstr(&sb, "# rooflined: inside the location that serves users/ of the\n"
+		      "# facility site (docs/report.md).  Users' pages run no script\n"
+		      "# and no link there is followed.\n"
+		      "disable_symlinks on;\n"
+		      "add_header Content-Security-Policy \"" SITE_USERS_CSP "\" always;\n"
+		      "add_header X-Content-Type-Options nosniff always;\n");
+	rc = site_file_write(dir, "nginx.conf", sb.buf, sb.len, &s->pub);
+	if (rc < 0)
+		fail(s, rc, "server/", "nginx.conf");
+	strbuf_reset(&sb);
+	strbuf_addf(&sb, "# rooflined: users' pages of the facility site (docs/report.md)\n"
+		    "<Directory \"%s/users\">\n"
+		    "    Options -FollowSymLinks -SymLinksIfOwnerMatch -Indexes -Includes -ExecCGI\n"
+		    "    AllowOverride None\n"
+		    "    Header always set Content-Security-Policy \"" SITE_USERS_CSP "\"\n"
+		    "    Header always set X-Content-Type-Options nosniff\n"
+		    "</Directory>\n", s->cfg->web_root);
+	rc = site_file_write(dir, "apache.conf", sb.buf, sb.len, &s->pub);
+	if (rc < 0)
+		fail(s, rc, "server/", "apache.conf");
+	strbuf_release(&sb);
+	close(dir);
+}
+
 int site_rebuild(const struct config *cfg, struct db *db)
 {
 	struct site s = { .cfg = cfg, .db = db, .root_fd = -1,
@@ -435,6 +528,7 @@ int site_rebuild(const struct config *cfg, struct db *db)
 			close(s.root_fd);
 		return rc;
 	}
+	write_server_snippets(&s);
 	strbuf_init(&index);
 	page_begin(&index, "Roofline runs", "");
 	for (size_t i = 0; i < ARRAY_SIZE(builders); i++)

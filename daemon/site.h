@@ -14,14 +14,18 @@
  *   runs/run-N.html            a facility run's report (copied from the
  *                              spool)
  *   users/NAME/index.html      NAME's latest runs per pipeline, and
- *   users/NAME/run-N.html      their reports: owned by NAME, 0640 in a 0750
- *                              directory of the web group (web_group), or
- *                              0600 / 0700 without one (site_files.h)
+ *   users/NAME/run-N.html      their reports, each the site's own page with
+ *                              the user's HTML as the srcdoc of a sandboxed
+ *                              iframe: root's, 0640 in a 0750 directory of
+ *                              the web group (web_group), or NAME's 0600 in
+ *                              root's 0711 without one (site_files.h)
+ *   server/nginx.conf          what a web server must add for users/: a CSP
+ *   server/apache.conf         `sandbox` header, no links followed
  *
  * Pages link to each other relatively, so the site works from file:// and
  * behind a web server (docs/report.md has nginx and Apache blocks that let
  * only NAME and staff read users/NAME/).  Each page is written atomically.
- * A report already copied is not copied again.  The findings issue adds
+ * A report the site already wrote is not copied again.  The findings issue adds
  * its pages as one more builder in site.c's list of pages.
  */
 #ifndef ROOFLINE_SITE_H

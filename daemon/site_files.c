@@ -1,10 +1,12 @@
 /* site_files.c - see site_files.h. */
 #include "site_files.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -67,15 +69,23 @@ int site_file_write(int dir_fd, const char *name, const void *data, size_t len,
 	return rc;
 }
 
-int site_file_read_owned(const char *path, uid_t uid, size_t max, char **out,
-			 size_t *len)
+int site_file_read_owned(const char *dir, const char *name, uid_t uid,
+			 size_t max, char **out, size_t *len)
 {
 	struct stat st;
 	size_t got = 0;
 	char *buf;
-	int fd, rc = 0;
+	int dfd, fd, rc = 0;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (!*name || strchr(name, '/') || strcmp(name, "..") == 0)
+		return -EPERM;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	/* O_NONBLOCK: a FIFO must not hold the daemon in open() */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+			       O_CLOEXEC);
+	close(dfd);
 	if (fd < 0)
 		return errno == ELOOP ? -EPERM : -errno;
 	if (fstat(fd, &st) < 0) {
@@ -108,9 +118,49 @@ out_close:
 	return rc;
 }
 
-bool site_file_exists(int dir_fd, const char *name)
+bool site_file_ours(int dir_fd, const char *name, const struct site_owner *o)
 {
 	struct stat st;
 
-	return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == o->uid &&
+	       (st.st_mode & 07777) == o->file_mode;
+}
+
+void site_dir_prune(int dir_fd, const struct site_owner *o,
+		    void (*gone)(const char *name, const char *why))
+{
+	int fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		const char *why = NULL;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			why = "a symbolic link";
+		else if (S_ISDIR(st.st_mode))
+			why = "a directory";
+		else if (!S_ISREG(st.st_mode))
+			why = "not a regular file";
+		else if (st.st_uid != o->uid || st.st_nlink != 1)
+			why = "not written by the site";
+		if (!why)
+			continue;
+		if (unlinkat(dir_fd, de->d_name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0)
+			gone(de->d_name, why);
+		else
+			gone(de->d_name, "cannot be removed");
+	}
+	closedir(d);
 }

@@ -2,14 +2,14 @@
  * site_files.h - the facility site's files on disk, written safely by a
  * daemon that runs as root into directories users own.
  *
- * The site (daemon/site.h) has two kinds of directory: root's (the web root
- * itself, runs/, kernels/, users/: 0755) and one per user (users/NAME:
- * owned by NAME, 0750 with the configured web group, else 0700 with the
- * user's own group).  A user's directory holds files only, never
- * subdirectories, and is reached with O_NOFOLLOW | O_DIRECTORY from root's
- * users/ directory; each file is written under a fresh name with O_EXCL |
- * O_NOFOLLOW through the directory's descriptor, given its owner and mode
- * there, and renamed into place: a link the user planted is never followed.
+ * Every directory of the site is root's: the web root itself, runs/,
+ * kernels/, users/ (0755) and one per user (users/NAME: 0750 with the
+ * configured web group, else 0711), so no user can plant a link or a page
+ * there; what an earlier version left in a user's directory that the site
+ * did not write is pruned.  A directory is reached with O_NOFOLLOW |
+ * O_DIRECTORY from its parent's descriptor; each file is written under a
+ * fresh name with O_EXCL | O_NOFOLLOW through the directory's descriptor,
+ * given its owner and mode there, and renamed into place.
  */
 #ifndef ROOFLINE_SITE_FILES_H
 #define ROOFLINE_SITE_FILES_H
@@ -39,15 +39,23 @@ int site_file_write(int dir_fd, const char *name, const void *data, size_t len,
 		    const struct site_owner *o);
 
 /*
- * Read the file at path if it is a regular file owned by uid with one link
- * (opened O_NOFOLLOW: the daemon reads users' files as root), at most max
- * bytes.  Caller frees *out.  0 or -errno (-EPERM: not the user's, or a
- * link).
+ * Read file `name` (no '/') of directory dir if it is a regular file owned
+ * by uid with one link, at most max bytes; neither dir nor name is followed
+ * when a link, and the file is opened O_NONBLOCK (a FIFO is refused, never
+ * waited on): the daemon reads users' files as root.  Caller frees *out.  0
+ * or -errno (-EPERM: not the user's, not a regular file, or a link).
  */
-int site_file_read_owned(const char *path, uid_t uid, size_t max, char **out,
-			 size_t *len);
+int site_file_read_owned(const char *dir, const char *name, uid_t uid,
+			 size_t max, char **out, size_t *len);
 
-/* Does file `name` exist in the directory open at dir_fd (not followed)? */
-bool site_file_exists(int dir_fd, const char *name);
+/* Is `name` in dir_fd a file the site wrote with owner o (regular, one
+ * link, o's owner and file mode)? */
+bool site_file_ours(int dir_fd, const char *name, const struct site_owner *o);
+
+/* Remove from the directory open at dir_fd every entry the site did not
+ * write for owner o: links, directories (when empty), FIFOs and other
+ * non-files, files of another owner; gone(name, why) is told of each. */
+void site_dir_prune(int dir_fd, const struct site_owner *o,
+		    void (*gone)(const char *name, const char *why));
 
 #endif

@@ -16,6 +16,9 @@ if command -v jq >/dev/null 2>&1; then
 	subject=$(printf '%s\n' "$json" | jq -r '"\(.severity): \(.node // .kernel // "?") \(.measure) \(.class), \(.drop_pct | floor) % below \(if .scope == "gpu" then "reference" else "baseline" end)"') ||
 		subject="finding ${ROOFLINE_FINDING_ID:-?}"
 fi
+# node and kernel names come from users' runs: the subject loses every
+# control character (a newline would start a header of the user's own)
+subject=$(printf '%s' "$subject" | tr -d '\000-\037\177' | cut -c1-200)
 {
 	printf 'To: %s\nSubject: [rooflined] %s\nContent-Type: application/json\n\n' "$to" "$subject"
 	printf '%s\n' "$json"

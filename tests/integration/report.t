@@ -74,7 +74,7 @@ ok "Chromium rendered the page and dumped its DOM" test -s "$TEST_TMP/dom.html"
 # the DOM as the browser built it, read with Python's HTML parser
 dom() { # dom QUERY: kernels | advice | markers
 	python3 - "$1" "$TEST_TMP/dom.html" <<'PY'
-import html.parser, sys
+import html.parser, re, sys
 class P(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(); self.stack = []; self.rows = []; self.adv = []; self.pts = 0; self.cur = None
@@ -136,14 +136,30 @@ is "$(grep -c '<td class="n" data-v="0">0</td><td class="n" data-v="[^"]*">[^<]*
 ok "the site's index exists" test -s "$SITE/index.html"
 like "$(cat "$SITE/index.html")" "href=\"users/alice/index.html\">alice</a>" "it links alice's page"
 is "$(stat -c '%U %G %a' "$SITE/users/alice" "$SITE/users/alice/run-$run.html" | paste -sd,)" \
-	"alice www-data 750,alice www-data 640" "alice's site pages: hers and the web group's, nobody else's"
+	"root www-data 750,root www-data 640" \
+	"alice's site pages: root's and the web group's (she plants no page or link there), nobody else's"
 ok "alice's page lists run $run2 with its report" grep -q "href=\"run-$run2.html\"" "$SITE/users/alice/index.html"
-cmp -s "$page" "$SITE/users/alice/run-$run.html"
-is "$?" 0 "the site's copy of the report is the report"
+# the site's page holds the report as the srcdoc of a sandboxed frame
+# (issue 21): the same text once unescaped (control characters are spaces)
+framed=$(python3 - "$SITE/users/alice/run-$run.html" <<'PY'
+import html.parser, re, sys
+class P(html.parser.HTMLParser):
+    doc = None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "iframe" and a.get("sandbox") == "" and "srcdoc" in a:
+            self.doc = a["srcdoc"]
+p = P()
+p.feed(open(sys.argv[1], encoding="utf-8").read())
+print(re.sub(r"[ \t\n\r]+", " ", p.doc or "").strip())
+PY
+)
+is "$framed" "$(tr -s ' \t\n\r' '    ' <"$page" | sed 's/^ //; s/ $//')" \
+	"the site's page frames the report, sandboxed"
 as bob cat "$SITE/users/alice/run-$run.html" >/dev/null 2>&1
 is "$?" 1 "bob cannot read alice's report on the site"
 as alice cat "$SITE/users/alice/run-$run.html" >/dev/null 2>&1
-is "$?" 0 "alice can"
+is "$?" 1 "nor, on disk, can alice (served, the web server lets her in; her own copy is the spool's)"
 # the fleet page is everyone's: a user's own run's GPUs are not on it
 gpu=$(sql "select distinct gpu_uuid from ceilings where run_id = $run2")
 like "$gpu" '^GPU-' "alice's run measured GPU $gpu"
