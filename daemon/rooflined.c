@@ -183,8 +183,8 @@ static void install_signals(void)
 
 /*
  * Sleep until the next poll is due, or sooner: a daemon child ended
- * (SIGCHLD), the database announced a new run or a cancellation (NOTIFY),
- * or a signal came.  Returns true when only a child's end woke it (the next
+ * (SIGCHLD), the database announced a new run or a cancellation (a NOTIFY
+ * that the runs table bears out: any role may send one), or a signal came.  Returns true when only a child's end woke it (the next
  * tick may look at daemon children alone); Slurm is still asked once per
  * interval.
  */
