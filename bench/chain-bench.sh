@@ -79,7 +79,8 @@ daemon_start() { # daemon_start POLL
 		kill -0 "$DPID" 2>/dev/null || die "rooflined exited: $(tail -5 "$DLOG")"
 		sleep 0.1
 	done
-	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER') then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
+	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
+	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER') then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 }
 
 daemon_stop() {

@@ -249,7 +249,8 @@ setup() {
 		daemon_start "$v"
 		daemon_stop
 	done
-	psql -X -q -t -A -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
+	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
+	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# engine A/B, $(date -u +%Y-%m-%dT%H:%MZ): base $BASE_SHORT, new $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql plugins jobs || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r); $(sinfo -V); PostgreSQL $(psql -X -t -A -c 'show server_version')"

@@ -204,7 +204,8 @@ setup() {
 	bench_snapshot smoke.so -- engine-submit engine-poll
 	bench_config "$POLL"
 	daemon_start
-	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
+	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
+	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	if ((BENCH_SMOKE)); then
 		say "smoke: skipped the perf probes and profiles"

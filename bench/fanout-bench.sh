@@ -119,7 +119,8 @@ setup() {
 	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
-	sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
+	# roles are the superuser's to make (the daemon's role has no CREATEROLE)
+	runuser -u postgres -- env PGUSER=postgres PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -d postgres -c "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$BUSER')
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# fan-out benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql bench || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"

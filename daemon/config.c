@@ -46,6 +46,11 @@ static const struct cfg_key cfg_keys[] = {
 	  "time between a timed-out step's SIGTERM and its SIGKILL" },
 	{ "pending_limit", CFG_SECONDS, offsetof(struct config, pending_limit_s),
 	  "longest wait of a Slurm job in the queue before it counts as failed" },
+	{ "db_lock_timeout", CFG_MS, offsetof(struct config, db_lock_timeout_ms),
+	  "longest wait of one of the daemon's statements for a lock, e.g. 5s" },
+	{ "db_statement_timeout", CFG_MS,
+	  offsetof(struct config, db_statement_timeout_ms),
+	  "longest run of one of the daemon's statements (not migrations)" },
 	{ "log_level", CFG_LEVEL, offsetof(struct config, log_level),
 	  "error, warning, info or debug" },
 	{ "log", CFG_LOG, offsetof(struct config, log_syslog),
@@ -100,6 +105,8 @@ void config_defaults(struct config *cfg)
 	cfg->retry_backoff_s = 30;
 	cfg->kill_grace_s = 10;
 	cfg->pending_limit_s = 3600;
+	cfg->db_lock_timeout_ms = 5000;
+	cfg->db_statement_timeout_ms = 600000;
 	cfg->log_level = RL_LOG_INFO;
 	cfg->log_syslog = false;
 	cfg->notify_command = xstrdup("");

@@ -31,6 +31,11 @@ struct config {
 				* (scancel) this much later */
 	long pending_limit_s;  /* an attempt pending longer is cancelled and
 				* counted as failed (a step may set its own) */
+	/* The daemon's PostgreSQL session (daemon/db.c): a statement waits at
+	 * most db_lock_timeout_ms for a lock a user's session may hold, and
+	 * runs at most db_statement_timeout_ms; migrations are not limited. */
+	long db_lock_timeout_ms;
+	long db_statement_timeout_ms;
 	enum rl_log_level log_level;
 	bool log_syslog;
 	char *notify_command;  /* sh -c text run per new finding; "" = none */

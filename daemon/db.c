@@ -14,6 +14,8 @@ struct db {
 	char *conninfo;
 	char user[128];
 	char error[512];
+	long lock_timeout_ms;      /* 0: PostgreSQL's (none) */
+	long statement_timeout_ms; /* 0: PostgreSQL's (none) */
 };
 
 struct db_result {
@@ -27,11 +29,31 @@ static void db_notice(void *arg, const char *message)
 	log_debug("PostgreSQL: %.*s", (int)strcspn(message, "\n"), message);
 }
 
+/* The session's limits, as set_config() calls with values as parameters. */
+static int db_apply_timeouts(struct db *db)
+{
+	char lock[32], stmt[32];
+	const char *params[] = { lock, stmt };
+	PGresult *res;
+	int rc;
+
+	snprintf(lock, sizeof(lock), "%ld", db->lock_timeout_ms);
+	snprintf(stmt, sizeof(stmt), "%ld", db->statement_timeout_ms);
+	res = PQexecParams(db->conn, "select set_config('lock_timeout', $1, false),"
+			   " set_config('statement_timeout', $2, false)", 2, NULL,
+			   params, NULL, NULL, 0);
+	rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : -EIO;
+	PQclear(res);
+	return rc;
+}
+
 static int db_setup_session(struct db *db)
 {
+	/* search_path: pg_catalog first (implicitly), then the schema, whose
+	 * CREATE only the daemon's role has (daemon/migrate.c); no "$user". */
 	static const char *const setup =
 		"set timezone = 'UTC'; set jit = off; "
-		"set application_name = 'rooflined'";
+		"set application_name = 'rooflined'; set search_path = public";
 	PGresult *res;
 	int rc;
 
@@ -39,6 +61,8 @@ static int db_setup_session(struct db *db)
 	res = PQexec(db->conn, setup);
 	rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : -EIO;
 	PQclear(res);
+	if (rc == 0 && (db->lock_timeout_ms || db->statement_timeout_ms))
+		rc = db_apply_timeouts(db);
 	res = PQexec(db->conn, "select current_user");
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
 		snprintf(db->user, sizeof(db->user), "%s", PQgetvalue(res, 0, 0));
@@ -92,6 +116,14 @@ int db_reconnect(struct db *db)
 	return 0;
 }
 
+int db_set_timeouts(struct db *db, long lock_timeout_ms,
+		    long statement_timeout_ms)
+{
+	db->lock_timeout_ms = lock_timeout_ms;
+	db->statement_timeout_ms = statement_timeout_ms;
+	return db_apply_timeouts(db);
+}
+
 const char *db_error(struct db *db)
 {
 	const char *msg = PQerrorMessage(db->conn);
@@ -126,13 +158,21 @@ const char *db_user(struct db *db)
 	return db->user;
 }
 
-static bool retryable(const PGresult *res)
+/* -EAGAIN for a serialisation failure or a deadlock (worth retrying now),
+ * -EBUSY for a lock or statement timeout (another session holds what the
+ * statement needs: try later), else -EIO. */
+static long failure(const PGresult *res)
 {
 	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
 
-	/* serialization_failure, deadlock_detected */
-	return state && (strcmp(state, "40001") == 0 ||
-			 strcmp(state, "40P01") == 0);
+	if (!state)
+		return -EIO;
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+		return -EAGAIN;
+	/* lock_not_available (lock_timeout, NOWAIT), query_canceled */
+	if (strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0)
+		return -EBUSY;
+	return -EIO;
 }
 
 long db_exec(struct db *db, const char *sql, int nparams,
@@ -148,7 +188,7 @@ long db_exec(struct db *db, const char *sql, int nparams,
 
 		rc = n && *n ? strtol(n, NULL, 10) : 0;
 	} else {
-		rc = retryable(res) ? -EAGAIN : -EIO;
+		rc = failure(res);
 		log_debug("SQL failed: %s: %s", sql, PQresultErrorMessage(res));
 	}
 	PQclear(res);

@@ -27,6 +27,10 @@ void db_close(struct db *db);
 bool db_ok(struct db *db);
 /* Reset the connection.  0 or -ECONNREFUSED. */
 int db_reconnect(struct db *db);
+/* Limit the session's waits for locks and its statements' run time (ms;
+ * 0: no limit), now and after every reconnect.  0 or -EIO. */
+int db_set_timeouts(struct db *db, long lock_timeout_ms,
+		    long statement_timeout_ms);
 /* The last error text of the connection ("" when none); borrowed. */
 const char *db_error(struct db *db);
 /* The connection's socket, to wait on with poll(2) for notifications; -1
@@ -42,7 +46,8 @@ const char *db_user(struct db *db);
 
 /* Run a command; params may be NULL entries (SQL NULL).  Returns the number
  * of rows affected (>= 0) or -EIO; -EAGAIN for a serialisation or deadlock
- * failure worth retrying. */
+ * failure worth retrying; -EBUSY when a lock or statement timeout stopped it
+ * (another session holds what it needs: worth trying later, not now). */
 long db_exec(struct db *db, const char *sql, int nparams,
 	     const char *const *params);
 

@@ -36,6 +36,10 @@
 struct engine {
 	const struct config *cfg; /* borrowed; replaced on reload */
 	struct db *db;            /* owned */
+	struct db *lock_db;       /* owned: the session that holds the
+				   * one-daemon lock, nothing else */
+	long work_seen_id;        /* newest run id at the last full pass */
+	long work_seen_cancels;   /* its cancellations pending then */
 	time_t last_schedule_check;
 	bool lost_lock;           /* another daemon holds the database */
 	bool fan_in_dirty;        /* a step failed, was skipped or cancelled
@@ -53,9 +57,13 @@ struct engine {
  * the rate Slurm accepts jobs, not at that rate less the ingest. */
 #define ENGINE_BACKLOG_POLL_S 30
 
-/* The session advisory lock that makes one daemon per database
- * (sql/006_hardening.sql: rooflined_daemon_pid() names the same keys). */
-#define ENGINE_LOCK_KEYS "1919905638, 1"
+/* What makes one daemon per database: SHARE UPDATE EXCLUSIVE on this
+ * table, held by a session of the daemon's own for its whole life (an open
+ * transaction that does nothing else).  No other role has any privilege on
+ * the table, and the modes another role can take without one do not
+ * conflict with it (sql/019_security.sql: rooflined_daemon_pid() names the
+ * holder).  An advisory lock, which any role may take, was used before. */
+#define ENGINE_LOCK_TABLE "rooflined_lock"
 /* The channel new runs and cancellations are announced on. */
 #define ENGINE_CHANNEL "rooflined"
 
@@ -99,6 +107,13 @@ void engine_release(struct engine *e);
  * that a second daemon can name the first; again after a fork. */
 void engine_name_session(struct engine *e);
 
+/* Whether the notifications that woke the daemon announced work: a run
+ * newer than the last full pass saw, or a different number of pending
+ * cancellations.  Any role may NOTIFY the channel; a wake-up without new
+ * work costs this one index lookup, not a full pass.  Drains the
+ * notifications. */
+bool engine_wakeup_has_work(struct engine *e);
+
 /* One pass over everything, or, with children_only (a daemon child ended
  * and nothing else called), over the daemon children and what their end
  * makes ready: no look at queued runs, cancellations, Slurm or schedules,
@@ -110,10 +125,9 @@ void engine_name_session(struct engine *e);
 int engine_tick(struct engine *e, bool children_only);
 
 /* The socket on which the database announces new runs and cancellations
- * (poll it for input), -1 while disconnected; and drop what it announced
- * once woken. */
+ * (poll it for input), -1 while disconnected; engine_wakeup_has_work()
+ * drops what it announced once woken. */
 int engine_wakeup_fd(struct engine *e);
-void engine_drain_wakeups(struct engine *e);
 
 /* Change a step's state, with optional column updates, record the event and
  * log it.  NULL/negative arguments leave a column alone.  0 or -EIO. */

@@ -11,8 +11,6 @@
 #include "paths.h"
 #include "util.h"
 
-#define MIGRATE_LOCK_KEY "7316431" /* any constant, shared by all daemons */
-
 static int is_migration(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
@@ -60,7 +58,11 @@ static int apply_one(struct db *db, const char *dir, const char *name,
 		goto out;
 	}
 	rc = -EIO;
-	if (db_begin(db) < 0)
+	/* A migration rewrites tables: no statement limit (the daemon's
+	 * lock_timeout stays, so a user's open transaction fails the start
+	 * instead of hanging it). */
+	if (db_begin(db) < 0 ||
+	    db_exec(db, "set local statement_timeout = 0", 0, NULL) < 0)
 		goto fail;
 	/* Multi-statement text: simple query protocol, no parameters. */
 	if (db_exec_script(db, sql) < 0)
@@ -93,8 +95,7 @@ int migrate_apply_dir(struct db *db, const char *dir, struct strbuf *err)
 			    strerror(errno));
 		return -EIO;
 	}
-	if (db_exec(db, "select pg_advisory_lock(" MIGRATE_LOCK_KEY ")", 0,
-		    NULL) < 0 || (have = current_version(db)) < 0) {
+	if ((have = current_version(db)) < 0) {
 		strbuf_addf(err, "cannot read the schema version: %s", db_error(db));
 		rc = -EIO;
 		goto out;
@@ -113,17 +114,100 @@ int migrate_apply_dir(struct db *db, const char *dir, struct strbuf *err)
 		rc = -EIO;
 	}
 out:
-	db_exec(db, "select pg_advisory_unlock(" MIGRATE_LOCK_KEY ")", 0, NULL);
 	for (int i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
 	return rc;
 }
 
+/* Revoke CREATE on public from PUBLIC and from every role granted it
+ * directly (the owner keeps it).  Where the daemon's role may not (the
+ * schema is a superuser's, PostgreSQL 14 or older), PostgreSQL warns and
+ * the checks below refuse. */
+static const char revoke_public_sql[] =
+	"do $$ declare g regrole; begin"
+	" revoke create on schema public from public;"
+	" for g in select distinct a.grantee::regrole from pg_namespace n,"
+	"  aclexplode(n.nspacl) a where n.nspname = 'public' and"
+	"  a.privilege_type = 'CREATE' and a.grantee <> 0 and"
+	"  a.grantee <> n.nspowner loop"
+	"  execute format('revoke create on schema public from %s', g);"
+	" end loop; end $$";
+
+/* Non-superuser roles but ours that may create in public. */
+static const char creators_sql[] =
+	"select string_agg(quote_ident(r.rolname), ', ' order by r.rolname)"
+	" from pg_roles r where not r.rolsuper and r.rolname <> current_user"
+	" and r.rolname <> 'pg_database_owner'"
+	" and has_schema_privilege(r.oid, 'public', 'CREATE')";
+
+/* Objects in public owned by a role that is neither ours nor a superuser. */
+static const char foreign_sql[] =
+	"with o(what, owner) as ("
+	" select format('function %s', p.oid::regprocedure), p.proowner"
+	"  from pg_proc p where p.pronamespace = 'public'::regnamespace"
+	" union all select format('operator %s', o.oid::regoperator), o.oprowner"
+	"  from pg_operator o where o.oprnamespace = 'public'::regnamespace"
+	" union all select format('type %s', t.oid::regtype), t.typowner"
+	"  from pg_type t where t.typnamespace = 'public'::regnamespace"
+	" union all select format('relation %s', c.oid::regclass), c.relowner"
+	"  from pg_class c where c.relnamespace = 'public'::regnamespace)"
+	" select string_agg(format('%s (owner %s)', o.what, r.rolname), '; '"
+	"  order by o.what) from o join pg_roles r on r.oid = o.owner"
+	" where not r.rolsuper and r.rolname <> current_user";
+
+int migrate_guard_public(struct db *db, struct strbuf *err)
+{
+	struct db_result *r;
+	const char *v;
+	int rc = 0;
+
+	if (db_exec_script(db, revoke_public_sql) < 0) {
+		strbuf_addf(err, "cannot revoke CREATE on schema public: %s",
+			    db_error(db));
+		return -EIO;
+	}
+	r = db_query(db, creators_sql, 0, NULL);
+	if (!r) {
+		strbuf_addf(err, "cannot read schema public's privileges: %s",
+			    db_error(db));
+		return -EIO;
+	}
+	if ((v = db_value(r, 0, 0))) {
+		strbuf_addf(err, "schema public, where the daemon's functions look "
+			    "names up, lets %s create objects: as a superuser, "
+			    "REVOKE CREATE ON SCHEMA public FROM PUBLIC (and from "
+			    "each of them); refusing to run", v);
+		rc = -EPERM;
+	}
+	db_result_free(r);
+	if (rc)
+		return rc;
+	r = db_query(db, foreign_sql, 0, NULL);
+	if (!r) {
+		strbuf_addf(err, "cannot list schema public: %s", db_error(db));
+		return -EIO;
+	}
+	if ((v = db_value(r, 0, 0))) {
+		strbuf_addf(err, "schema public holds objects of other roles, which "
+			    "could stand in for what the daemon's functions call: "
+			    "%s; drop them (or move them to a schema of their "
+			    "own); refusing to run", v);
+		rc = -EPERM;
+	}
+	db_result_free(r);
+	return rc;
+}
+
 int migrate_apply(struct db *db, struct strbuf *err)
 {
-	char *dir = paths_sql_dir();
-	int rc = migrate_apply_dir(db, dir, err);
+	char *dir;
+	int rc = migrate_guard_public(db, err);
+
+	if (rc < 0)
+		return rc;
+	dir = paths_sql_dir();
+	rc = migrate_apply_dir(db, dir, err);
 
 	free(dir);
 	return rc;

@@ -217,7 +217,10 @@ void notify_pending(struct engine *e)
 		"round(threshold_pct::numeric, 1), coalesce(cause, ''), notify_tries "
 		"from findings where notify_state = 'pending' and "
 		"(notify_next_at is null or notify_next_at <= now()) "
-		"order by id limit " NOTIFY_BATCH, 0, NULL);
+		"order by id limit " NOTIFY_BATCH
+		/* a finding whose row a user's session holds (its owner may
+		 * lock it: UPDATE of state) waits for a later pass */
+		" for no key update skip locked", 0, NULL);
 
 	for (int i = 0; r && i < db_rows(r); i++)
 		notify_one(e, r, i);

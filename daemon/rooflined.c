@@ -183,26 +183,40 @@ static void install_signals(void)
 
 /*
  * Sleep until the next poll is due, or sooner: a daemon child ended
- * (SIGCHLD), the database announced a new run or a cancellation (NOTIFY),
- * or a signal came.  Returns true when only a child's end woke it (the next
+ * (SIGCHLD), the database announced a new run or a cancellation (a NOTIFY
+ * that the runs table bears out: any role may send one), or a signal came.  Returns true when only a child's end woke it (the next
  * tick may look at daemon children alone); Slurm is still asked once per
  * interval.
  */
 static bool wait_for_work(struct engine *e, long interval_ms)
 {
-	struct pollfd fds[2] = {
-		{ .fd = child_pipe[0], .events = POLLIN },
-		{ .fd = engine_wakeup_fd(e), .events = POLLIN },
-	};
+	struct timespec start, now;
 	char drain[64];
 
-	if (poll(fds, 2, (int)interval_ms) <= 0)
-		return false;
-	while (fds[0].revents && read(child_pipe[0], drain, sizeof(drain)) > 0)
-		;
-	if (fds[1].revents)
-		engine_drain_wakeups(e);
-	return fds[0].revents && !fds[1].revents;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (long left = interval_ms; left > 0;) {
+		struct pollfd fds[2] = {
+			{ .fd = child_pipe[0], .events = POLLIN },
+			{ .fd = engine_wakeup_fd(e), .events = POLLIN },
+		};
+		bool news;
+
+		if (poll(fds, 2, (int)left) <= 0)
+			return false;
+		while (fds[0].revents &&
+		       read(child_pipe[0], drain, sizeof(drain)) > 0)
+			;
+		/* Any role may NOTIFY the channel: a wake-up without new work
+		 * does not make a full pass (engine_wakeup_has_work). */
+		news = fds[1].revents && engine_wakeup_has_work(e);
+		if (fds[0].revents || news)
+			return fds[0].revents && !news;
+		if (stop_requested || reload_requested)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = interval_ms - ms_between(&start, &now);
+	}
+	return false;
 }
 
 static void reload(struct engine *e, struct config *cfg, const char *path)
@@ -219,6 +233,9 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
 	config_release(cfg);
 	*cfg = fresh;
 	log_init("rooflined", cfg->log_level, cfg->log_syslog);
+	if (e->db)
+		db_set_timeouts(e->db, cfg->db_lock_timeout_ms,
+				cfg->db_statement_timeout_ms);
 	schedule_load_pipelines(e);
 	e->partitions_due = 0; /* the retention may have changed: apply it now */
 	log_info("configuration and pipelines reloaded");

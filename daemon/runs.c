@@ -352,7 +352,9 @@ static int stage_inputs(struct engine *e, long run_id, int run_fd,
 	int rc = 0, fd = -1;
 
 	snprintf(id, sizeof(id), "%ld", run_id);
-	r = db_query(e->db, "select name, content from run_files where run_id = $1"
+	/* The names first, then each file alone: one file's content in
+	 * memory at a time (sql/004, sql/020 bound their number and size). */
+	r = db_query(e->db, "select name from run_files where run_id = $1"
 			    " order by name", 1, params);
 	if (!r) {
 		strbuf_addf(err, "cannot read the run's files: %s", db_error(e->db));
@@ -370,11 +372,25 @@ static int stage_inputs(struct engine *e, long run_id, int run_fd,
 			 "aside as %s, not reused", spool, aside);
 	free(aside);
 	rc = fd < 0 ? fd : 0;
-	for (int i = 0; rc == 0 && i < db_rows(r); i++)
-		rc = write_input(fd, db_value(r, i, 0), db_value(r, i, 1), uid, gid);
+	for (int i = 0; rc == 0 && i < db_rows(r); i++) {
+		const char *fparams[] = { id, db_value(r, i, 0) };
+		struct db_result *f = db_query(e->db, "select content from run_files"
+					       " where run_id = $1 and name = $2",
+					       2, fparams);
+
+		if (!f || db_rows(f) != 1) {
+			strbuf_addf(err, "cannot read the run's file %s: %s",
+				    db_value(r, i, 0), f ? "gone" : db_error(e->db));
+			rc = -EIO;
+		} else {
+			rc = write_input(fd, db_value(r, i, 0), db_value(f, 0, 0),
+					 uid, gid);
+		}
+		db_result_free(f);
+	}
 	if (rc == 0)
 		rc = spool_dir_hand_over(fd, uid, gid, 0700);
-	if (rc < 0)
+	if (rc < 0 && !err->len)
 		strbuf_addf(err, "cannot write the run's files into %s/inputs: %s",
 			    spool, strerror(-rc));
 out:
@@ -523,6 +539,8 @@ static int mark_running(struct engine *e, const struct run_start *rs, int n)
 			  " r.state = 'queued'", 2, params);
 	strbuf_release(&ids);
 	strbuf_release(&spools);
+	if (changed < 0)
+		return (int)changed;
 	return changed == n ? 0 : -EIO;
 }
 
@@ -557,17 +575,29 @@ static int record_starts(struct engine *e, struct run_start *rs, int n)
 /* The same one run at a time, each in its own transaction: what a pass falls
  * back to when the batch failed, so that one run that cannot be recorded
  * fails alone, at once, with the database's reason (it is never left queued
- * to be prepared again every pass).  Returns how many left the queue. */
+ * to be prepared again every pass), except one whose row another session
+ * holds (a lock timeout): that one waits, queued.  Returns how many left
+ * the queue. */
 static int record_starts_one_by_one(struct engine *e, struct run_start *rs,
 				    int n)
 {
 	int gone = 0;
 
 	for (int i = 0; i < n; i++) {
+		int rc = -EIO;
+
 		if (db_begin(e->db) == 0 && record_start(e, &rs[i]) == 0 &&
-		    mark_running(e, &rs[i], 1) == 0 && db_commit(e->db) == 0) {
+		    (rc = mark_running(e, &rs[i], 1)) == 0 &&
+		    db_commit(e->db) == 0) {
 			log_started(&rs[i]);
 			gone++;
+		} else if (rc == -EBUSY) {
+			/* a session holds the run's row (its owner's, say)
+			 * past db_lock_timeout: it stays queued, tried again
+			 * at a later pass, and is not counted as gone */
+			log_warn("run %ld is locked by another session: "
+				 "starting it later", rs[i].id);
+			db_rollback(e->db);
 		} else {
 			char *why = xasprintf("cannot record the run's start: %s",
 					      db_error(e->db));
@@ -586,7 +616,10 @@ int runs_start_queued(struct engine *e)
 	struct db_result *r = db_query(e->db,
 		"select id, yaml, facility, owner, exists (select 1 from run_files f"
 		" where f.run_id = runs.id) from runs where state = 'queued'"
-		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX), 0, NULL);
+		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX)
+		/* a run whose row another session holds (a user's open
+		 * transaction) waits for a later pass, not this one */
+		" for no key update of runs skip locked", 0, NULL);
 
 	struct partition_cache cache = { 0 };
 	int n = r ? db_rows(r) : 0, ready = 0, gone = 0;
@@ -620,8 +653,9 @@ void runs_handle_cancels(struct engine *e)
 	int n;
 
 	db_exec(e->db, "update runs set state = 'cancelled', ended_at = now(),"
-		       " error = 'cancelled before it started' where state ="
-		       " 'queued' and cancel_requested", 0, NULL);
+		       " error = 'cancelled before it started' where id in (select"
+		       " id from runs where state = 'queued' and cancel_requested"
+		       " for no key update skip locked)", 0, NULL);
 	steps = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
 		" r.id = s.run_id where r.state = 'running' and r.cancel_requested"
@@ -657,9 +691,12 @@ void runs_finish_done(struct engine *e)
 		"   then '' else '@' || s.node end || ': ' || s.error, '; '"
 		"   order by s.id) from steps s where s.run_id = r.id and"
 		"   s.state = 'failed')"
-		" where r.state = 'running' and not exists (select 1 from steps s"
-		"  where s.run_id = r.id and s.state in ('waiting', 'retry_wait',"
+		" where r.id in (select l.id from runs l where l.state = 'running'"
+		"  and not exists (select 1 from steps s"
+		"  where s.run_id = l.id and s.state in ('waiting', 'retry_wait',"
 		"  'submitting', 'pending', 'running'))"
+		/* a run whose row another session holds ends next pass */
+		"  for no key update of l skip locked)"
 		" returning r.id, r.state, coalesce(r.error, '')", 0, NULL);
 
 	for (int i = 0; r && i < db_rows(r); i++)

@@ -7,6 +7,8 @@
 #   daemon_start / daemon_stop / daemon_kill9
 #   as USER CMD...      run CMD as USER with the cluster's environment
 #   sql "SELECT ..."    one value (psql as root -> role rooflined)
+#   pg_admin "SQL"      the same as the database superuser (postgres): roles
+#                       are made by it, not by the daemon's role
 #   run_state RUN, wait_run RUN TIMEOUT, submit_as USER FILE
 
 SPOOL=${ROOFLINE_VAR}/spool-$$
@@ -19,6 +21,11 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-detect_leaks=0}
 
 sql() {
 	psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1" 2>&1
+}
+
+pg_admin() {
+	runuser -u postgres -- env PGUSER=postgres PGDATABASE="$PGDATABASE" \
+		PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1" 2>&1
 }
 
 as() {
@@ -54,11 +61,12 @@ CONF
 	on_exit "rm -rf '$SPOOL'"
 }
 
-# The migrations create roofline_users; then the users get their roles.
+# The users' roles (scripts/cluster add-user made them; a test database of
+# its own may lack them), made by the superuser.
 daemon_roles() {
 	local u
 	for u in alice bob; do
-		sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$u') then create role $u login in role roofline_users; end if; end \$\$" >/dev/null
+		pg_admin "do \$\$ begin if not exists (select 1 from pg_roles where rolname = '$u') then create role $u login in role roofline_users; end if; end \$\$" >/dev/null
 	done
 }
 

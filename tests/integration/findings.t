@@ -29,7 +29,7 @@ notify_tries: 2
 notify_backoff: 1s
 CONF
 daemon_start
-sql "do \$\$ begin if not exists (select 1 from pg_roles where rolname = 'carol') then create role carol login in role roofline_users; end if; end \$\$" >/dev/null
+pg_admin "do \$\$ begin if not exists (select 1 from pg_roles where rolname = 'carol') then create role carol login in role roofline_users; end if; end \$\$" >/dev/null
 
 mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
 ((${#NODES[@]} >= 4)) || bail_out "findings.t needs a cluster of 4 nodes or more"
