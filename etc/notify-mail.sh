@@ -8,6 +8,8 @@
 # in ROOFLINE_FINDING_ID.  The subject is made with jq when it is installed;
 # the body is the JSON.  sendmail queues the message, so the hook returns at
 # once; a non-zero exit makes rooflined try again later (notify_tries).
+# SENDMAIL names another sendmail-compatible program (default
+# /usr/sbin/sendmail).
 set -eu
 to=${1:?usage: notify-mail.sh ADDRESS}
 json=$(cat)
@@ -22,4 +24,4 @@ subject=$(printf '%s' "$subject" | tr -d '\000-\037\177' | cut -c1-200)
 {
 	printf 'To: %s\nSubject: [rooflined] %s\nContent-Type: application/json\n\n' "$to" "$subject"
 	printf '%s\n' "$json"
-} | /usr/sbin/sendmail -oi -- "$to"
+} | "${SENDMAIL:-/usr/sbin/sendmail}" -oi -- "$to"

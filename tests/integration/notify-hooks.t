@@ -3,9 +3,9 @@
 # them: the finding's JSON on stdin.  notify-webhook.sh POSTs it unchanged
 # to a real HTTP server on the loopback (python3's http.server, recording
 # what it receives) and exits 0; a server that answers 500, or no server,
-# makes it exit non-zero (so rooflined tries again).  notify-mail.sh needs
-# a sendmail, which a test machine does not have: only its usage is
-# checked here.
+# makes it exit non-zero (so rooflined tries again).  notify-mail.sh hands
+# its message to a stand-in sendmail (SENDMAIL) that keeps what it gets: a
+# test machine has no mail system; what is checked is the message itself.
 . "$(dirname "$0")/../lib.sh"
 
 cat >"$TEST_TMP/server.py" <<'PY'
@@ -45,5 +45,20 @@ ok "no server: it fails (exit $rc)" test "$rc" -ne 0
 rc=$?
 ok "no URL: a usage error (exit $rc)" test "$rc" -ne 0
 like "$("$ROOT/etc/notify-mail.sh" </dev/null 2>&1)" 'usage: notify-mail.sh ADDRESS' "notify-mail.sh says how to use it"
+
+# A node name is a user's text: a newline in it must not add a header
+# (issue 21, finding 13).
+printf '#!/bin/sh\nprintf "%%s\\n" "$*" >"%s/mail-args"\ncat >"%s/mail-msg"\n' "$TEST_TMP" "$TEST_TMP" >"$TEST_TMP/sendmail"
+chmod +x "$TEST_TMP/sendmail"
+EVIL='{"id": 8, "scope": "gpu", "node": "n1\nBcc: victim@example.org", "measure": "hbm_triad", "class": "fleet outlier", "drop_pct": 12.0}'
+printf '%s\n' "$EVIL" | ROOFLINE_FINDING_ID=8 SENDMAIL="$TEST_TMP/sendmail" \
+	"$ROOT/etc/notify-mail.sh" ops@example.org
+is "$?" 0 "notify-mail.sh hands a finding to sendmail"
+is "$(cat "$TEST_TMP/mail-args")" "-oi -- ops@example.org" "to the address it was given"
+headers=$(sed '/^$/q' "$TEST_TMP/mail-msg" | sed '/^$/d')
+is "$(cut -d: -f1 <<<"$headers" | tr '\n' ' ')" "To Subject Content-Type " \
+	"a node name with a newline adds no header (headers: $(tr '\n' '|' <<<"$headers"))"
+like "$(grep '^Subject:' <<<"$headers")" 'n1Bcc: victim@example.org hbm_triad' \
+	"the subject keeps the name, without its newline"
 
 done_testing
