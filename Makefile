@@ -107,9 +107,19 @@ $(B)/obj/daemon/rooflined.o: $(B)/config-file.stamp
 $(B)/config-file.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(CONFIG_FILE)' | cmp -s - $@ || echo '$(CONFIG_FILE)' >$@
+# The CLI's client configuration file, the same way.
+$(B)/obj/cli/cli_conf.o: CPPFLAGS += -DROOFLINE_CLIENT_CONFIG_FILE='"$(CLIENT_CONFIG_FILE)"'
+$(B)/obj/cli/cli_conf.o: $(B)/client-config-file.stamp
+$(B)/client-config-file.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CLIENT_CONFIG_FILE)' | cmp -s - $@ || echo '$(CLIENT_CONFIG_FILE)' >$@
 FORCE:
 $(B)/obj/cli/cli_json.o: CPPFLAGS += $(JSONC_CFLAGS)
 $(B)/obj/tests/unit/test_cli_json.o: CPPFLAGS += -Icli
+$(B)/obj/tests/unit/test_cli_conf.o: CPPFLAGS += -Icli \
+	-DROOFLINE_CLIENT_CONFIG_FILE_TEST='"$(CLIENT_CONFIG_FILE)"'
+$(B)/obj/tests/unit/test_cli_conf.o: $(B)/client-config-file.stamp
+$(B)/tests/test_cli_conf: $(B)/obj/cli/cli_conf.o
 $(B)/tests/test_cli_json: $(B)/obj/cli/cli_json.o $(B)/obj/daemon/db.o
 TEST_LIBS_cli_json := $(PQ_LIBS) $(JSONC_LIBS)
 
