@@ -159,10 +159,10 @@ unit: unit-build
 # The README's test command.  Installs what is missing, then runs the unit
 # tests in the debug and san builds, builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
-# integration tests (san build) and the package test (tests/package/: the
-# .debs installed, run and purged) on two freshly started local clusters,
-# which it stops whatever happens.  `make package-check` is the package
-# half alone.  The builds use every core (JOBS); within each half the tests
+# integration tests (san build) and the package tests (tests/package/: the
+# .debs installed, run and purged; docs/install.md run as written) on two
+# freshly started local clusters, which it stops whatever happens.  `make
+# package-check` is the package tests alone.  The builds use every core (JOBS); within each half the tests
 # run one at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
