@@ -170,6 +170,7 @@ checks_installed() {
 		ok "the doc's table lists $pkg's plugins" test -n "$want"
 		is "$want" "$have" "install.md's $pkg plugins are the package's"
 	done
+	# shellcheck disable=SC2016 # the backquotes are Markdown's
 	ok "the doc's table names the roofline package's client configuration" \
 		grep -qE '^\| `roofline` \|.*`/etc/rooflined/roofline\.conf`' "$DOC"
 	ok "roofline ships it as a conffile" grep -qx ' /etc/rooflined/roofline.conf [0-9a-f]*' \
