@@ -193,6 +193,7 @@ for b in "${blocks[@]}"; do
 		skip "$src: not run, the block at $failed_at failed" 1
 		continue
 	fi
+	t0=$SECONDS
 	if [[ $who == user ]]; then
 		as_user timeout 300 bash -e -o pipefail -x "$b" >"$TEST_TMP/last.log" 2>&1
 	else
@@ -200,7 +201,7 @@ for b in "${blocks[@]}"; do
 	fi
 	rc=$?
 	if ((rc == 0)); then
-		pass "$src ($who${where:+, $where}): $what"
+		pass "$src ($who${where:+, $where}, $((SECONDS - t0)) s): $what"
 	else
 		fail "$src ($who${where:+, $where}): $what"
 		diag "exit $rc; its output:"
