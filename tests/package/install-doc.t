@@ -67,6 +67,12 @@ snapshot() {
 		-path /run/user -prune -o -path /run/netns -prune -o -print 2>/dev/null | sort
 }
 snapshot >"$TEST_TMP/before"
+# Our directories that were not there: put_back removes what a failing
+# package or doc leaves in them (after the checks have seen it).
+ours_absent=()
+for d in /etc/rooflined /var/lib/rooflined /var/spool/rooflined /run/rooflined.pid; do
+	[[ -e $d ]] || ours_absent+=("$d")
+done
 cp -p "$PG_CONF/pg_hba.conf" "$TEST_TMP/pg_hba.conf"
 cp -p "$PG_CONF/pg_ident.conf" "$TEST_TMP/pg_ident.conf"
 
@@ -84,6 +90,7 @@ put_back() {
 		DEBIAN_FRONTEND=noninteractive apt-get -y -q -o DPkg::Lock::Timeout=300 \
 			purge "${present[@]}" >>"$TEST_TMP/put-back.log" 2>&1 || true
 	fi
+	((${#ours_absent[@]} == 0)) || rm -rf -- "${ours_absent[@]}"
 	getent passwd rooflined >/dev/null && deluser --system --quiet rooflined >/dev/null 2>&1
 	getent group rooflined >/dev/null && delgroup --system --quiet rooflined >/dev/null 2>&1
 	getent passwd "$DOC_USER" >/dev/null && userdel -r "$DOC_USER" >/dev/null 2>&1
