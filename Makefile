@@ -109,9 +109,19 @@ $(B)/obj/daemon/rooflined.o: $(B)/config-file.stamp
 $(B)/config-file.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(CONFIG_FILE)' | cmp -s - $@ || echo '$(CONFIG_FILE)' >$@
+# The CLI's client configuration file, the same way.
+$(B)/obj/cli/cli_conf.o: CPPFLAGS += -DROOFLINE_CLIENT_CONFIG_FILE='"$(CLIENT_CONFIG_FILE)"'
+$(B)/obj/cli/cli_conf.o: $(B)/client-config-file.stamp
+$(B)/client-config-file.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CLIENT_CONFIG_FILE)' | cmp -s - $@ || echo '$(CLIENT_CONFIG_FILE)' >$@
 FORCE:
 $(B)/obj/cli/cli_json.o: CPPFLAGS += $(JSONC_CFLAGS)
 $(B)/obj/tests/unit/test_cli_json.o: CPPFLAGS += -Icli
+$(B)/obj/tests/unit/test_cli_conf.o: CPPFLAGS += -Icli \
+	-DROOFLINE_CLIENT_CONFIG_FILE_TEST='"$(CLIENT_CONFIG_FILE)"'
+$(B)/obj/tests/unit/test_cli_conf.o: $(B)/client-config-file.stamp
+$(B)/tests/test_cli_conf: $(B)/obj/cli/cli_conf.o
 $(B)/tests/test_cli_json: $(B)/obj/cli/cli_json.o $(B)/obj/daemon/db.o
 TEST_LIBS_cli_json := $(PQ_LIBS) $(JSONC_LIBS)
 
@@ -160,10 +170,10 @@ unit: unit-build
 # tests in the debug and san builds, the fuzz targets' short run (mk/fuzz.mk:
 # each target's corpus and 10 s of fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
-# integration tests (san build) and the package test (tests/package/: the
-# .debs installed, run and purged) on two freshly started local clusters,
-# which it stops whatever happens.  `make package-check` is the package
-# half alone.  The builds use every core (JOBS); within each half the tests
+# integration tests (san build) and the package tests (tests/package/: the
+# .debs installed, run and purged; docs/install.md run as written) on two
+# freshly started local clusters, which it stops whatever happens.  `make
+# package-check` is the package tests alone.  The builds use every core (JOBS); within each half the tests
 # run one at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

@@ -1,15 +1,18 @@
 /*
  * roofline - the command users and staff type on login nodes.
  *
- * A table of subcommands; each lives in cli/cmd_*.c.  Exit status: 0 ok,
- * 1 failed, 2 usage (as every subcommand).
+ * A table of subcommands; each lives in cli/cmd_*.c.  Before one runs, the
+ * client configuration (cli_conf.h) fills in the environment the user left
+ * unset.  Exit status: 0 ok, 1 failed, 2 usage (as every subcommand).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_conf.h"
 #include "log.h"
 #include "paths.h"
+#include "strbuf.h"
 #include "util.h"
 
 struct command {
@@ -56,6 +59,21 @@ int cli_wants_help(int argc, char **argv)
 	return 0;
 }
 
+/* The client configuration, then the command. */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	strbuf_init(&err);
+	if (cli_conf_load(NULL, &err) < 0) {
+		fprintf(stderr, "roofline %s: %s\n", c->name, err.buf);
+		strbuf_release(&err);
+		return CLI_FAILED;
+	}
+	strbuf_release(&err);
+	return c->fn(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
 	const char *names[ARRAY_SIZE(commands) + 1];
@@ -78,7 +96,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+			return run_command(&commands[i], argc - 1, argv + 1);
 		names[i] = commands[i].name;
 	}
 	names[ARRAY_SIZE(commands)] = NULL;

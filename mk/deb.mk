@@ -7,10 +7,12 @@
 #                        build/, no var/), dpkg-buildpackage -us -uc -b, then
 #                        lintian (errors fail)
 #   make deb-reproducible  build twice, compare the .debs byte for byte
-#   make package-check   make deb, then tests/package/packages.t against a
-#                        fresh local cluster (run-integration): install the
-#                        .debs on this machine, run the packaged daemon, the
-#                        smoke pipeline through it, purge, compare file lists
+#   make package-check   make deb, then tests/package/*.t against a fresh
+#                        local cluster (run-integration): packages.t installs
+#                        the .debs on this machine, runs the packaged daemon,
+#                        the smoke pipeline through it, purges, compares file
+#                        lists; install-doc.t runs docs/install.md's setup
+#                        and removal as written, on Debian's PostgreSQL
 #
 # Needs root for package-check (dpkg -i); debhelper, scdoc and lintian are
 # build packages of scripts/deps.
@@ -48,6 +50,6 @@ deb-reproducible:
 
 package-check: deb
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) scripts/run-integration VARIANT=release \
-	  --no-build tests/package/packages.t
+	  --no-build tests/package/packages.t tests/package/install-doc.t
 
 .DEFAULT_GOAL := $(DEB_GOAL)

@@ -69,6 +69,8 @@ RUNSTATEDIR   ?= $(if $(filter /usr,$(PREFIX)),/run,$(LOCALSTATEDIR)/run)
 UNITDIR       ?= $(PREFIX)/lib/systemd/system
 BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 
-# The daemon's default configuration file is the one path compiled in (the
-# others are found from the program's own place, common/paths.h).
+# The two configuration files are the paths compiled in (the others are
+# found from the program's own place, common/paths.h): the daemon's default
+# configuration and the CLI's client configuration (cli/cli_conf.h).
 CONFIG_FILE   := $(SYSCONFDIR)/rooflined/rooflined.yaml
+CLIENT_CONFIG_FILE := $(SYSCONFDIR)/rooflined/roofline.conf

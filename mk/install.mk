@@ -10,12 +10,14 @@
 #   PREFIX/include/rooflined/rooflined_plugin.h
 #   PREFIX/share/man/man{1,5,7,8}/...      PREFIX/share/bash-completion/...
 #   SYSCONFDIR/rooflined/rooflined.yaml    SYSCONFDIR/rooflined/pipelines/
+#   SYSCONFDIR/rooflined/roofline.conf     (the CLI's client configuration)
 #   UNITDIR/rooflined.service
 #   LOCALSTATEDIR/lib/rooflined, LOCALSTATEDIR/spool/rooflined (0711)
 #
 # Installed programs find plugins, migrations and data from their own place
 # (common/paths.h), so one build installs under any PREFIX; only the default
-# configuration file (CONFIG_FILE) is compiled into rooflined.
+# configuration files are compiled in (CONFIG_FILE into rooflined,
+# CLIENT_CONFIG_FILE into roofline).
 #
 # The install-* targets are what the Debian packages split (debian/*.install
 # name the same paths); `install` is all of them.  Ownership (the rooflined
@@ -87,10 +89,12 @@ install-daemon: $(B)/bin/rooflined $(foreach p,$(PLUGINS_DAEMON),$(B)/plugins/$(
 	install -m 755 etc/notify-*.sh $(DESTDIR)$(PKGLIBDIR)/notify/
 	$(call install_man,rooflined.8 rooflined.yaml.5 rooflined-pipeline.5)
 
-# login nodes: the CLI and its completion
+# login nodes: the CLI, its client configuration and its completion
 install-cli: $(B)/bin/roofline man
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(SYSCONFDIR)/rooflined
 	install -m 755 $(B)/bin/roofline $(DESTDIR)$(BINDIR)/
+	install -m 644 etc/roofline.conf $(DESTDIR)$(SYSCONFDIR)/rooflined/
 	install -m 644 cli/roofline.bash-completion $(DESTDIR)$(BASHCOMPDIR)/roofline
 	$(call install_man,roofline.1)
 

@@ -2,8 +2,11 @@
 # The manuals cannot drift from the code: the keys rooflined-pipeline(5)
 # documents are exactly the pipeline loader's tables (daemon/pipeline.c:
 # top_keys, slurm_keys, step_keys), the keys rooflined.yaml(5) documents
-# exactly the configuration's table (daemon/config.c: cfg_keys), and each
-# key shows in the page as man renders it.  Needs scdoc and man, no cluster.
+# exactly the configuration's table (daemon/config.c: cfg_keys), the
+# commands roofline(1) documents exactly the CLI's table (cli/roofline.c:
+# commands), each with the options of its own --help usage, and each key and
+# command shows in the page as man renders it.  Needs scdoc, man and the
+# built roofline, no cluster.
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || bail_out "cannot cd to $ROOT"
 command -v scdoc >/dev/null || bail_out "no scdoc: run scripts/deps"
@@ -60,5 +63,39 @@ check_section "$(c_table daemon/config.c cfg_keys)" "$(man_section "$page" "KEYS
 words=$(rendered "$page")
 missing=$(for k in $(c_table daemon/config.c cfg_keys); do grep -qx -- "$k" <<<"$words" || echo "$k"; done)
 is "$missing" "" "man rooflined.yaml shows every configuration key"
+
+# ---- roofline(1): the commands and their options --------------------------
+page=docs/man/roofline.1.scd
+# man_commands FILE: the commands of "# COMMANDS" (a synopsis line starts
+# with "*name*"; --help and --version are the program's, not commands)
+man_commands() {
+	awk '$0 == "# COMMANDS" { on = 1; next }
+		on && /^# / { exit }
+		on && match($0, /^\*[a-z]+\*/) { print substr($0, 2, RLENGTH - 2) }' "$1" | sort -u
+}
+# man_options FILE CMD: the options in CMD's synopsis lines
+man_options() {
+	awk -v cmd="*$2*" '$0 == "# COMMANDS" { on = 1; next }
+		on && /^# / { exit }
+		on && index($0, cmd) == 1 { print }' "$1" | grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+# help_options CMD: the options in the usage lines of `roofline CMD --help`
+help_options() {
+	"$BIN/roofline" "$1" --help 2>&1 | awk '/^$/ { exit } { print }' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+cli_commands=$(c_table cli/roofline.c commands)
+check_section "$cli_commands" "$(man_commands "$page")" "roofline(1) commands"
+if [[ -x $BIN/roofline ]]; then
+	for c in $cli_commands; do
+		is "$(man_options "$page" "$c")" "$(help_options "$c")" \
+			"roofline(1) $c: the synopsis has the options of 'roofline $c --help'"
+	done
+else
+	skip "no $BIN/roofline: build it (make VARIANT=$VARIANT)" "$(wc -w <<<"$cli_commands")"
+fi
+words=$(rendered "$page")
+missing=$(for c in $cli_commands; do grep -qx -- "$c" <<<"$words" || echo "$c"; done)
+is "$missing" "" "man roofline shows every command"
 
 done_testing

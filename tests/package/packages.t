@@ -14,6 +14,9 @@ DEBS=${ROOFLINE_DEBS:-}
 [[ -n $DEBS ]] || skip_all "ROOFLINE_DEBS is not set: run 'make package-check'"
 ((EUID == 0)) || skip_all "installing packages needs root"
 need_cluster
+# One package test at a time on this machine (install-doc.t takes it too).
+exec {lock}>/run/lock/rooflined-packages.lock
+flock -w 900 "$lock" || bail_out "another package test holds /run/lock/rooflined-packages.lock"
 shopt -s nullglob
 debs=("$DEBS"/*.deb)
 shopt -u nullglob
