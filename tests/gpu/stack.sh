@@ -1,0 +1,154 @@
+#!/bin/bash
+# tests/gpu/stack.sh OUTDIR - the product's own path on a GPU machine without
+# a package registry, in one run: unpack the stack (scripts/deps --unpack),
+# start the local cluster on the machine's real /dev/nvidiaN, run `make
+# demo`'s real path (scripts/demo: pipelines/kernel-abc.yaml, ert and ncu
+# through Slurm on the GPU), then, while time is left, nightly-ceilings over
+# every GPU.  Everything it learns goes into OUTDIR: steps.tsv (each step's
+# wall time and exit status), demo.out, nightly.out, runs.tsv (each step of
+# each run from PostgreSQL), env.txt (machine, GPUs, CUDA_VISIBLE_DEVICES of
+# each job), logs.tar.gz (cluster, daemon and spool).  It stops itself after
+# STACK_LIMIT_S seconds (default 480), writing what it has.
+#
+# Needs root, the debs of 'scripts/deps --download' in STACK_DEBS (default
+# <repo>/debs), and a build of rooflined and the CUDA programs in
+# build/$VARIANT (Debian 12 binaries run on a newer glibc; their libraries
+# come from the unpacked stack).  docs/gpu-node.md tells how it was run.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUTDIR=${1:?usage: tests/gpu/stack.sh OUTDIR}
+mkdir -p "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+LIMIT=${STACK_LIMIT_S:-480}
+DEBS=${STACK_DEBS:-$REPO/debs}
+PREFIX=${STACK_PREFIX:-/opt/rooflined-stack}
+export VARIANT=${VARIANT:-release}
+export ROOFLINE_VAR=${ROOFLINE_VAR:-/var/tmp/rooflined-gpu}
+T0=$(date +%s)
+STEPS=$OUTDIR/steps.tsv
+printf 'step\trc\tseconds\n' >"$STEPS"
+
+say() { printf 'stack: %s\n' "$*"; }
+left() { echo $((LIMIT - ($(date +%s) - T0))); }
+
+# step NAME CMD...: run CMD with what is left of the time, its output into
+# OUTDIR/NAME.out, and its wall time and status into steps.tsv.
+step() {
+	local name=$1 t rc s
+	shift
+	t=$(left)
+	if ((t < 15)); then
+		printf '%s\tskipped\t0\n' "$name" >>"$STEPS"
+		say "$name: skipped, ${t}s left"
+		return 99
+	fi
+	s=$(date +%s.%N)
+	timeout -k 5 "$t" "$@" >"$OUTDIR/$name.out" 2>&1
+	rc=$?
+	printf '%s\t%s\t%s\n' "$name" "$rc" "$(awk -v s="$s" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')" >>"$STEPS"
+	say "$name: rc $rc ($(tail -n 1 "$STEPS" | cut -f3) s)"
+	return "$rc"
+}
+
+finish() {
+	# What the database knows of every run, and the logs, whatever happened.
+	if [[ -n ${PGHOST:-} ]]; then
+		psql -X -A -F $'\t' -P footer=off -c "select s.run_id, r.state as run_state, s.step_id, s.state,
+			s.attempt, s.slurm_job_id, s.exec_node, round(extract(epoch from s.ended_at - s.started_at)::numeric, 1) as seconds,
+			round(extract(epoch from r.ended_at - r.submitted_at)::numeric, 1) as run_seconds
+			from steps s join runs r on r.id = s.run_id order by s.run_id, s.id" >"$OUTDIR/runs.tsv" 2>&1
+	fi
+	{
+		echo "# CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS of each Slurm job (slurmd logs, job output)"
+		grep -rhoE '(CUDA_VISIBLE_DEVICES|SLURM_JOB_GPUS|SLURM_STEP_GPUS)=[^ ]*' "$ROOFLINE_VAR" 2>/dev/null | sort | uniq -c
+		grep -rh 'CUDA_VISIBLE_DEVICES\|gpu_uuid' "$ROOFLINE_VAR/demo/spool" 2>/dev/null | head -40
+	} >>"$OUTDIR/env.txt"
+	tar -C / --exclude='*/pg/data/base' --exclude='*/pg/data/pg_wal' -czf "$OUTDIR/logs.tar.gz" \
+		"${ROOFLINE_VAR#/}" 2>/dev/null
+	ls -la "$OUTDIR"
+	[[ -f $ROOFLINE_VAR/demo/rooflined.pid ]] && kill "$(cat "$ROOFLINE_VAR/demo/rooflined.pid")" 2>/dev/null
+	timeout 30 "$REPO/scripts/cluster" stop >/dev/null 2>&1
+	say "done after $(($(date +%s) - T0)) s"
+}
+trap finish EXIT
+
+{
+	echo "# machine"
+	date -u
+	uname -a
+	grep PRETTY /etc/os-release
+	ldd --version | head -1
+	nvidia-smi -L
+	nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+	ls -l /dev/nvidia*
+	command -v ncu nvcc
+	ncu --version | tail -1
+} >"$OUTDIR/env.txt" 2>&1
+
+# 1. The stack, unpacked into a prefix; ldconfig names the libraries the
+# system lacks, so slurmstepd, the jobs and runuser find them too.
+step unpack "$REPO/scripts/deps" --unpack "$DEBS" "$PREFIX" $( ((${STACK_LDCONFIG:-1})) && echo --ldconfig) || exit 1
+grep '^export' "$OUTDIR/unpack.out" >"$PREFIX.env"
+# shellcheck disable=SC1090
+. "$PREFIX.env"
+{
+	echo "# the unpacked stack"
+	slurmd -V
+	postgres -V
+	munged -V
+	gnuplot -V
+	ip -V
+} >>"$OUTDIR/env.txt" 2>&1
+# The users the Debian packages' postinst would create.
+for u in munge postgres; do
+	getent passwd "$u" >/dev/null ||
+		useradd --system --user-group --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin "$u"
+done
+# A Slurm job's PATH is /usr/local/bin:/usr/bin:/bin (daemon/launch.c): ncu
+# from the CUDA toolkit must be there, as a facility's module would put it.
+for p in ncu nvidia-smi; do
+	if ! PATH=/usr/local/bin:/usr/bin:/bin command -v "$p" >/dev/null; then
+		src=$(command -v "$p" || ls /usr/local/cuda/bin/"$p" 2>/dev/null) &&
+			ln -sf "$src" /usr/local/bin/"$p" && echo "linked /usr/local/bin/$p -> $src" >>"$OUTDIR/env.txt"
+	fi
+done
+export PATH=/usr/local/cuda/bin:$PATH
+
+# 2. The cluster: one node holding every GPU of the machine (the demo's
+# ceilings and profile must come from one node).
+mkdir -p "$ROOFLINE_VAR"
+chmod 0755 "$ROOFLINE_VAR"
+export ROOFLINE_NODES=1 ROOFLINE_GPUS_PER_NODE=${ROOFLINE_GPUS_PER_NODE:-$(ls /dev/nvidia[0-9]* | wc -l)}
+step cluster-start "$REPO/scripts/cluster" start || exit 1
+eval "$("$REPO/scripts/cluster" env)"
+cp "$ROOFLINE_VAR/slurm/gres.conf" "$OUTDIR/gres.conf" 2>/dev/null
+{
+	echo "# gres.conf"
+	cat "$ROOFLINE_VAR/slurm/gres.conf"
+	scontrol show node | grep -E 'NodeName|Gres'
+} >>"$OUTDIR/env.txt" 2>&1
+
+# 3. make demo's real path (the build is carried; scripts/demo is what
+# `make demo` runs after building).  KEEP=1 leaves rooflined for step 4.
+KEEP=1 step demo "$REPO/scripts/demo"
+
+# 4. nightly-ceilings over every GPU, submitted as the demo user.
+if [[ -f $ROOFLINE_VAR/demo/rooflined.pid ]]; then
+	cp "$REPO/pipelines/nightly-ceilings.yaml" "$ROOFLINE_VAR/demo/nightly.yaml"
+	chmod 0644 "$ROOFLINE_VAR/demo/nightly.yaml"
+	step nightly runuser -u rldemo -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" PGHOST="$PGHOST" \
+		PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$REPO/build/$VARIANT/bin/roofline" submit --wait \
+		"$ROOFLINE_VAR/demo/nightly.yaml"
+	run=$(head -1 "$OUTDIR/nightly.out")
+	if [[ $run =~ ^[0-9]+$ ]]; then
+		B=$REPO/build/$VARIANT/bin
+		{
+			runuser -u rldemo -- env -u PGUSER PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$B/roofline" status "$run"
+			runuser -u rldemo -- env -u PGUSER PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$B/roofline" show "$run"
+			psql -X -c "select r.fields->>'gpu_index' as idx, r.fields->>'gpu_uuid' as uuid, count(*)
+				from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'ceiling'
+				group by 1, 2 order by 1"
+		} >>"$OUTDIR/nightly.out" 2>&1
+	fi
+fi
