@@ -61,8 +61,9 @@ finish() {
 	fi
 	{
 		echo "# CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS of each Slurm job (slurmd logs, job output)"
-		grep -rhoE '(CUDA_VISIBLE_DEVICES|SLURM_JOB_GPUS|SLURM_STEP_GPUS)=[^ ]*' "$ROOFLINE_VAR" 2>/dev/null | sort | uniq -c
-		grep -rh 'CUDA_VISIBLE_DEVICES\|gpu_uuid' "$ROOFLINE_VAR/demo/spool" 2>/dev/null | head -40
+		cat "$ROOFLINE_VAR/gpu-jobs.log"
+		echo "# the GPUs the ceilings and profiles name"
+		grep -rhoE 'gpu_(index|uuid)=[^[:space:]]*' "$ROOFLINE_VAR/demo/spool" 2>/dev/null | sort | uniq -c
 	} >>"$OUTDIR/env.txt"
 	tar -C / --exclude='*/pg/data/base' --exclude='*/pg/data/pg_wal' -czf "$OUTDIR/logs.tar.gz" \
 		"${ROOFLINE_VAR#/}" 2>/dev/null
@@ -119,10 +120,23 @@ export PATH=/usr/local/cuda/bin:$PATH
 # ceilings and profile must come from one node).
 mkdir -p "$ROOFLINE_VAR"
 chmod 0755 "$ROOFLINE_VAR"
-export ROOFLINE_NODES=1 ROOFLINE_GPUS_PER_NODE=${ROOFLINE_GPUS_PER_NODE:-$(ls /dev/nvidia[0-9]* | wc -l)}
+ngpu=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | wc -l)
+export ROOFLINE_NODES=1 ROOFLINE_GPUS_PER_NODE=${ROOFLINE_GPUS_PER_NODE:-$((ngpu ? ngpu : 2))}
+# Each job's CUDA_VISIBLE_DEVICES, as Slurm set it, logged by a TaskProlog.
+GPU_JOBS_LOG=$ROOFLINE_VAR/gpu-jobs.log
+install -m 0666 /dev/null "$GPU_JOBS_LOG"
+# It runs as the job's user, in the job's environment; what it prints on
+# stdout Slurm would read as commands, so it prints nothing.
+cat >"$ROOFLINE_VAR/task-prolog" <<EOF
+#!/bin/sh
+printf 'job %s name %s node %s CUDA_VISIBLE_DEVICES=%s SLURM_JOB_GPUS=%s\\n' "\$SLURM_JOB_ID" "\$SLURM_JOB_NAME" \\
+	"\$SLURMD_NODENAME" "\${CUDA_VISIBLE_DEVICES-unset}" "\${SLURM_JOB_GPUS-unset}" >>$GPU_JOBS_LOG 2>/dev/null
+exit 0
+EOF
+chmod 0755 "$ROOFLINE_VAR/task-prolog"
+export ROOFLINE_SLURM_EXTRA="TaskProlog=$ROOFLINE_VAR/task-prolog"
 step cluster-start "$REPO/scripts/cluster" start || exit 1
 eval "$("$REPO/scripts/cluster" env)"
-cp "$ROOFLINE_VAR/slurm/gres.conf" "$OUTDIR/gres.conf" 2>/dev/null
 {
 	echo "# gres.conf"
 	cat "$ROOFLINE_VAR/slurm/gres.conf"
