@@ -5,9 +5,10 @@
 # demo`'s real path (scripts/demo: pipelines/kernel-abc.yaml, ert and ncu
 # through Slurm on the GPU), then, while time is left, nightly-ceilings over
 # every GPU.  Everything it learns goes into OUTDIR: steps.tsv (each step's
-# wall time and exit status), demo.out, nightly.out, runs.tsv (each step of
-# each run from PostgreSQL), env.txt (machine, GPUs, CUDA_VISIBLE_DEVICES of
-# each job), logs.tar.gz (cluster, daemon and spool).  It stops itself after
+# wall time and exit status), unpack.out, cluster-start.out, demo.out,
+# nightly.out, runs.tsv (each step of each run from PostgreSQL), env.txt
+# (machine, GPUs, gres.conf, CUDA_VISIBLE_DEVICES of each job), logs.tar.gz
+# (cluster, daemon and spool): 8 files.  It stops itself after
 # STACK_LIMIT_S seconds (default 480), writing what it has.
 #
 # Needs root, the debs of 'scripts/deps --download' in STACK_DEBS (default
@@ -68,7 +69,6 @@ finish() {
 	tar -C / --exclude='*/pg/data/base' --exclude='*/pg/data/pg_wal' -czf "$OUTDIR/logs.tar.gz" \
 		"${ROOFLINE_VAR#/}" 2>/dev/null
 	ls -la "$OUTDIR"
-	[[ -f $ROOFLINE_VAR/demo/rooflined.pid ]] && kill "$(cat "$ROOFLINE_VAR/demo/rooflined.pid")" 2>/dev/null
 	timeout 30 "$REPO/scripts/cluster" stop >/dev/null 2>&1
 	say "done after $(($(date +%s) - T0)) s"
 }
@@ -108,7 +108,8 @@ for u in munge postgres; do
 done
 # A Slurm job's PATH is /usr/local/bin:/usr/bin:/bin (daemon/launch.c): ncu
 # from the CUDA toolkit must be there, as a facility's module would put it.
-for p in ncu nvidia-smi; do
+# Likewise gnuplot for the daemon's chart step (a daemon child's PATH).
+for p in ncu nvidia-smi gnuplot; do
 	if ! PATH=/usr/local/bin:/usr/bin:/bin command -v "$p" >/dev/null; then
 		src=$(command -v "$p" || ls /usr/local/cuda/bin/"$p" 2>/dev/null) &&
 			ln -sf "$src" /usr/local/bin/"$p" && echo "linked /usr/local/bin/$p -> $src" >>"$OUTDIR/env.txt"
@@ -116,12 +117,11 @@ for p in ncu nvidia-smi; do
 done
 export PATH=/usr/local/cuda/bin:$PATH
 
-# 2. The cluster: one node holding every GPU of the machine (the demo's
-# ceilings and profile must come from one node).
+# 2. The cluster: one node holding one GPU for the demo (its ceilings and
+# profile must come from one GPU, as scripts/demo sets up when it starts the
+# cluster itself).
 mkdir -p "$ROOFLINE_VAR"
 chmod 0755 "$ROOFLINE_VAR"
-ngpu=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | wc -l)
-export ROOFLINE_NODES=1 ROOFLINE_GPUS_PER_NODE=${ROOFLINE_GPUS_PER_NODE:-$((ngpu ? ngpu : 2))}
 # Each job's CUDA_VISIBLE_DEVICES, as Slurm set it, logged by a TaskProlog.
 GPU_JOBS_LOG=$ROOFLINE_VAR/gpu-jobs.log
 install -m 0666 /dev/null "$GPU_JOBS_LOG"
@@ -129,40 +129,36 @@ install -m 0666 /dev/null "$GPU_JOBS_LOG"
 # stdout Slurm would read as commands, so it prints nothing.
 cat >"$ROOFLINE_VAR/task-prolog" <<EOF
 #!/bin/sh
-printf 'job %s name %s node %s CUDA_VISIBLE_DEVICES=%s SLURM_JOB_GPUS=%s\\n' "\$SLURM_JOB_ID" "\$SLURM_JOB_NAME" \\
+printf 'job %s node %s CUDA_VISIBLE_DEVICES=%s SLURM_JOB_GPUS=%s\\n' "\$SLURM_JOB_ID" \\
 	"\$SLURMD_NODENAME" "\${CUDA_VISIBLE_DEVICES-unset}" "\${SLURM_JOB_GPUS-unset}" >>$GPU_JOBS_LOG 2>/dev/null
 exit 0
 EOF
 chmod 0755 "$ROOFLINE_VAR/task-prolog"
 export ROOFLINE_SLURM_EXTRA="TaskProlog=$ROOFLINE_VAR/task-prolog"
-step cluster-start "$REPO/scripts/cluster" start || exit 1
+export ROOFLINE_NODES=1
+ROOFLINE_GPUS_PER_NODE=1 step cluster-start "$REPO/scripts/cluster" start || exit 1
 eval "$("$REPO/scripts/cluster" env)"
-{
-	echo "# gres.conf"
+gres() {
+	echo "# gres.conf ($1)"
 	cat "$ROOFLINE_VAR/slurm/gres.conf"
 	scontrol show node | grep -E 'NodeName|Gres'
-} >>"$OUTDIR/env.txt" 2>&1
+}
+gres demo >>"$OUTDIR/env.txt" 2>&1
 
 # 3. make demo's real path (the build is carried; scripts/demo is what
-# `make demo` runs after building).  KEEP=1 leaves rooflined for step 4.
-KEEP=1 step demo "$REPO/scripts/demo"
+# `make demo` runs after building).
+step demo "$REPO/scripts/demo"
+echo "demo done: job lines so far $(wc -l <"$GPU_JOBS_LOG")" >>"$GPU_JOBS_LOG"
 
-# 4. nightly-ceilings over every GPU, submitted as the demo user.
-if [[ -f $ROOFLINE_VAR/demo/rooflined.pid ]]; then
-	cp "$REPO/pipelines/nightly-ceilings.yaml" "$ROOFLINE_VAR/demo/nightly.yaml"
-	chmod 0644 "$ROOFLINE_VAR/demo/nightly.yaml"
-	step nightly runuser -u rldemo -- env -u PGUSER PATH="$PATH" SLURM_CONF="$SLURM_CONF" PGHOST="$PGHOST" \
-		PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$REPO/build/$VARIANT/bin/roofline" submit --wait \
-		"$ROOFLINE_VAR/demo/nightly.yaml"
-	run=$(head -1 "$OUTDIR/nightly.out")
-	if [[ $run =~ ^[0-9]+$ ]]; then
-		B=$REPO/build/$VARIANT/bin
-		{
-			runuser -u rldemo -- env -u PGUSER PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$B/roofline" status "$run"
-			runuser -u rldemo -- env -u PGUSER PGHOST="$PGHOST" PGPORT="$PGPORT" PGDATABASE="$PGDATABASE" "$B/roofline" show "$run"
-			psql -X -c "select r.fields->>'gpu_index' as idx, r.fields->>'gpu_uuid' as uuid, count(*)
-				from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'ceiling'
-				group by 1, 2 order by 1"
-		} >>"$OUTDIR/nightly.out" 2>&1
-	fi
+# 4. nightly-ceilings over every GPU: the same node now holds all of them.
+ngpu=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | wc -l)
+"$REPO/scripts/cluster" stop >>"$OUTDIR/cluster-start.out" 2>&1
+ROOFLINE_GPUS_PER_NODE=$((ngpu ? ngpu : 2)) step cluster-restart "$REPO/scripts/cluster" start &&
+	gres nightly >>"$OUTDIR/env.txt" 2>&1 &&
+	cat "$OUTDIR/cluster-restart.out" >>"$OUTDIR/cluster-start.out" && rm -f "$OUTDIR/cluster-restart.out" &&
+	step nightly "$REPO/scripts/demo" "$REPO/pipelines/nightly-ceilings.yaml"
+if run=$(grep -oE '^run [0-9]+:' "$OUTDIR/nightly.out" 2>/dev/null | head -1 | grep -oE '[0-9]+'); then
+	psql -X -c "select r.fields->>'gpu_index' as idx, r.fields->>'gpu_uuid' as uuid, s.step_id, count(*)
+		from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'ceiling'
+		group by 1, 2, 3 order by 1, 3" >>"$OUTDIR/nightly.out" 2>&1
 fi
