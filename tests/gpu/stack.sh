@@ -157,8 +157,52 @@ ROOFLINE_GPUS_PER_NODE=$((ngpu ? ngpu : 2)) step cluster-restart "$REPO/scripts/
 	gres nightly >>"$OUTDIR/env.txt" 2>&1 &&
 	cat "$OUTDIR/cluster-restart.out" >>"$OUTDIR/cluster-start.out" && rm -f "$OUTDIR/cluster-restart.out" &&
 	step nightly "$REPO/scripts/demo" "$REPO/pipelines/nightly-ceilings.yaml"
-if run=$(grep -oE '^run [0-9]+:' "$OUTDIR/nightly.out" 2>/dev/null | head -1 | grep -oE '[0-9]+'); then
+seq_run=$(grep -oE '^run [0-9]+:' "$OUTDIR/nightly.out" 2>/dev/null | head -1 | grep -oE '[0-9]+')
+if [[ -n $seq_run ]]; then
 	psql -X -c "select r.fields->>'gpu_index' as idx, r.fields->>'gpu_uuid' as uuid, s.step_id, count(*)
-		from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'ceiling'
+		from step_records r join steps s on s.id = r.step where s.run_id = $seq_run and r.kind = 'ceiling'
 		group by 1, 2, 3 order by 1, 3" >>"$OUTDIR/nightly.out" 2>&1
+fi
+
+# 5. An ncu step naming the job's second GPU (device: 1): its kernel
+# records must carry nvidia-smi's GPU 1 UUID.  (Output appended to
+# nightly.out: 8 files come back.)
+if ((ngpu >= 2)); then
+	step ncu-device "$REPO/scripts/demo" "$REPO/tests/gpu/ncu-device.yaml"
+	run=$(grep -oE '^run [0-9]+:' "$OUTDIR/ncu-device.out" 2>/dev/null | head -1 | grep -oE '[0-9]+')
+	{
+		echo "===== ncu device: 1 (tests/gpu/ncu-device.yaml), run ${run:-none}"
+		cat "$OUTDIR/ncu-device.out"
+		echo "nvidia-smi GPU 1: $(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 1)"
+		[[ -n $run ]] && psql -X -c "select distinct r.fields->>'gpu_index' as idx, r.fields->>'gpu_uuid' as uuid
+			from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'kernel'"
+	} >>"$OUTDIR/nightly.out" 2>&1
+	rm -f "$OUTDIR/ncu-device.out"
+
+	# 6. Both GPUs measured at once: two nodes of one GPU each, so
+	# nightly-ceilings' `nodes: each` runs two ert jobs together; beside the
+	# sequential run above (one job, one GPU after the other).
+	"$REPO/scripts/cluster" stop >>"$OUTDIR/cluster-start.out" 2>&1
+	ROOFLINE_NODES=2 ROOFLINE_GPUS_PER_NODE=1 step cluster-concurrent "$REPO/scripts/cluster" start &&
+		gres concurrent >>"$OUTDIR/env.txt" 2>&1 &&
+		step nightly-concurrent "$REPO/scripts/demo" "$REPO/pipelines/nightly-ceilings.yaml"
+	cat "$OUTDIR/cluster-concurrent.out" >>"$OUTDIR/cluster-start.out" 2>/dev/null
+	rm -f "$OUTDIR/cluster-concurrent.out"
+	run=$(grep -oE '^run [0-9]+:' "$OUTDIR/nightly-concurrent.out" 2>/dev/null | head -1 | grep -oE '[0-9]+')
+	{
+		echo "===== nightly-ceilings, both GPUs at once (2 nodes x 1 GPU), run ${run:-none}"
+		grep -v '^ert@\|^spec@\|^ceilings' "$OUTDIR/nightly-concurrent.out"
+		if [[ -n $run && -n $seq_run ]]; then
+			echo "===== ert ceilings (median), one after the other (run $seq_run) vs at once (run $run)"
+			psql -X -A -F $'\t' -P footer=off -c "with c as (select s.run_id, r.fields->>'gpu_uuid' as uuid,
+				r.fields->>'name' as name, (r.fields->>'median')::float8 as v
+				from step_records r join steps s on s.id = r.step
+				where s.run_id in ($seq_run, $run) and r.kind = 'ceiling' and s.step_id = 'ert')
+				select a.uuid, a.name, a.v as sequential, b.v as concurrent,
+				round((100 * (b.v / a.v - 1))::numeric, 2) as pct
+				from c a join c b on a.uuid = b.uuid and a.name = b.name
+				where a.run_id = $seq_run and b.run_id = $run order by a.name, a.uuid"
+		fi
+	} >>"$OUTDIR/nightly.out" 2>&1
+	rm -f "$OUTDIR/nightly-concurrent.out"
 fi
