@@ -61,8 +61,8 @@ finish() {
 			from steps s join runs r on r.id = s.run_id order by s.run_id, s.id" >"$OUTDIR/runs.tsv" 2>&1
 	fi
 	{
-		echo "# CUDA_VISIBLE_DEVICES and SLURM_JOB_GPUS of each Slurm job (slurmd logs, job output)"
-		cat "$ROOFLINE_VAR/gpu-jobs.log"
+		echo "# each Slurm job's CUDA_VISIBLE_DEVICES: Slurm's -> the machine's (scripts/cluster's TaskProlog)"
+		cat "$ROOFLINE_VAR/slurm/log/gpu-jobs.log"
 		echo "# the GPUs the ceilings and profiles name"
 		grep -rhoE 'gpu_(index|uuid)=[^[:space:]]*' "$ROOFLINE_VAR/demo/spool" 2>/dev/null | sort | uniq -c
 	} >>"$OUTDIR/env.txt"
@@ -122,19 +122,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 # cluster itself).
 mkdir -p "$ROOFLINE_VAR"
 chmod 0755 "$ROOFLINE_VAR"
-# Each job's CUDA_VISIBLE_DEVICES, as Slurm set it, logged by a TaskProlog.
-GPU_JOBS_LOG=$ROOFLINE_VAR/gpu-jobs.log
-install -m 0666 /dev/null "$GPU_JOBS_LOG"
-# It runs as the job's user, in the job's environment; what it prints on
-# stdout Slurm would read as commands, so it prints nothing.
-cat >"$ROOFLINE_VAR/task-prolog" <<EOF
-#!/bin/sh
-printf 'job %s node %s CUDA_VISIBLE_DEVICES=%s SLURM_JOB_GPUS=%s\\n' "\$SLURM_JOB_ID" \\
-	"\$SLURMD_NODENAME" "\${CUDA_VISIBLE_DEVICES-unset}" "\${SLURM_JOB_GPUS-unset}" >>$GPU_JOBS_LOG 2>/dev/null
-exit 0
-EOF
-chmod 0755 "$ROOFLINE_VAR/task-prolog"
-export ROOFLINE_SLURM_EXTRA="TaskProlog=$ROOFLINE_VAR/task-prolog"
+# Each job's CUDA_VISIBLE_DEVICES: scripts/cluster's TaskProlog (real GPUs)
+# maps Slurm's node-local indices to the machine's and logs them here.
+GPU_JOBS_LOG=$ROOFLINE_VAR/slurm/log/gpu-jobs.log
 export ROOFLINE_NODES=1
 ROOFLINE_GPUS_PER_NODE=1 step cluster-start "$REPO/scripts/cluster" start || exit 1
 eval "$("$REPO/scripts/cluster" env)"
@@ -148,7 +138,7 @@ gres demo >>"$OUTDIR/env.txt" 2>&1
 # 3. make demo's real path (the build is carried; scripts/demo is what
 # `make demo` runs after building).
 step demo "$REPO/scripts/demo"
-echo "demo done: job lines so far $(wc -l <"$GPU_JOBS_LOG")" >>"$GPU_JOBS_LOG"
+echo "demo done" >>"$GPU_JOBS_LOG"
 
 # 4. nightly-ceilings over every GPU: the same node now holds all of them.
 ngpu=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | wc -l)
