@@ -89,7 +89,9 @@ trap finish EXIT
 
 # 1. The stack, unpacked into a prefix; ldconfig names the libraries the
 # system lacks, so slurmstepd, the jobs and runuser find them too.
-step unpack "$REPO/scripts/deps" --unpack "$DEBS" "$PREFIX" $( ((${STACK_LDCONFIG:-1})) && echo --ldconfig) || exit 1
+ldconf=()
+((${STACK_LDCONFIG:-1})) && ldconf=(--ldconfig)
+step unpack "$REPO/scripts/deps" --unpack "$DEBS" "$PREFIX" "${ldconf[@]}" || exit 1
 grep '^export' "$OUTDIR/unpack.out" >"$PREFIX.env"
 # shellcheck disable=SC1090
 . "$PREFIX.env"

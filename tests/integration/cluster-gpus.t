@@ -15,8 +15,9 @@ VAR2=$TEST_TMP/var
 export ROOFLINE_VAR=$VAR2 ROOFLINE_NODES=2 ROOFLINE_GPUS_PER_NODE=1
 DEVS=$TEST_TMP/dev
 mkdir -p "$DEVS"
-mknod -m 0666 "$DEVS/nvidia0" c 1 3 && mknod -m 0666 "$DEVS/nvidia1" c 1 3 ||
-	bail_out "cannot make stand-in devices in $DEVS"
+for n in 0 1; do
+	mknod -m 0666 "$DEVS/nvidia$n" c 1 3 || bail_out "cannot make stand-in devices in $DEVS"
+done
 export ROOFLINE_GPU_DEVICES="$DEVS/nvidia0 $DEVS/nvidia1"
 CLUSTER=$ROOT/scripts/cluster
 on_exit "'$CLUSTER' stop >/dev/null 2>&1"
@@ -31,6 +32,7 @@ like "$(grep '^TaskProlog=' "$VAR2/slurm/slurm.conf")" "^TaskProlog=$VAR2/slurm/
 	"slurm.conf names the TaskProlog"
 
 declare -A ids
+# shellcheck disable=SC2317 # called through wait_for
 job_done() { [[ -s $2 ]] && [[ $(squeue -h -j "$1" 2>/dev/null) == "" ]]; }
 for node in rl-node1 rl-node2; do
 	# shellcheck disable=SC2016 # expanded by the job

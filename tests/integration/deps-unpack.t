@@ -10,7 +10,9 @@
 . "$(dirname "$0")/../lib.sh"
 
 [[ $EUID == 0 ]] || skip_all "needs root (dpkg-deb, --ldconfig)"
-command -v dpkg-deb >/dev/null && command -v cc >/dev/null || skip_all "needs dpkg-deb and cc"
+for p in dpkg-deb cc ldconfig; do
+	command -v "$p" >/dev/null || skip_all "needs $p"
+done
 
 DEPS=$ROOT/scripts/deps
 W=$TEST_TMP
