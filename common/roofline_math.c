@@ -676,8 +676,13 @@ static int match_score(const struct rlm_gpu *g, const struct rlm_kernel *k,
 	bool index = known(k->gpu_index) && known(g->index);
 	int score = 1;
 
-	if (known(k->gpu_uuid) && known(g->uuid))
-		return strcmp(k->gpu_uuid, g->uuid) ? -1 : 10;
+	if (known(k->gpu_uuid) && known(g->uuid)) {
+		if (strcmp(k->gpu_uuid, g->uuid) == 0)
+			return 10;
+		/* another GPU: only a GPU of the same name elsewhere will do */
+		if (same_node)
+			return -1;
+	}
 	if (known(k->gpu_name) && known(g->name) && strcmp(k->gpu_name, g->name))
 		return -1;
 	if (node && strcmp(k->node, g->node) == 0)

@@ -321,8 +321,9 @@ const struct rlm_ceil *roofline_math_ceiling(const struct rlm_gpu *g,
 
 /*
  * The GPU whose ceilings apply to kernel k, or -1.  Same uuid when both
- * know one; otherwise the same gpu_name (when both know it) and, with
- * same_node, the same node and gpu_index (when both know them).  Of several,
+ * know one; else, with same_node, none; otherwise (or when a uuid is
+ * unknown) the same gpu_name (when both know it) and, with same_node, the
+ * same node and gpu_index (when both know them).  Of several,
  * the one that agrees on most known fields, then the first.
  */
 long roofline_math_match(const struct rlm_gpus *gs, const struct rlm_kernel *k,

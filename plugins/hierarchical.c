@@ -235,11 +235,14 @@ out:
 }
 
 /* "GPU 0 'NVIDIA H100 80GB HBM3' on node 'n1'" */
-static const char *gpu_words(const char *index, const char *name, const char *node,
-			     char *buf, size_t size)
+/* "GPU 0 'NAME' (UUID) on node 'N'": the UUID too where known, since two
+ * GPUs of one name, index and node (two jobs' CUDA indices) differ by it. */
+static const char *gpu_words(const char *index, const char *name, const char *uuid,
+			     const char *node, char *buf, size_t size)
 {
-	snprintf(buf, size, "GPU %s '%s' on node '%s'", *or_empty(index) ? index : "?",
-		 or_empty(name), *or_empty(node) ? node : "?");
+	snprintf(buf, size, "GPU %s '%s'%s%s%s on node '%s'", *or_empty(index) ? index : "?",
+		 or_empty(name), *or_empty(uuid) ? " (" : "", or_empty(uuid),
+		 *or_empty(uuid) ? ")" : "", *or_empty(node) ? node : "?");
 	return buf;
 }
 
@@ -439,7 +442,8 @@ static int match_kernels(struct job *j)
 		if (j->kplan[i].gpu >= 0 || unmatched++)
 			continue;
 		points_cat(msg, sizeof(msg), "no ceilings for %s, where kernel '%s' ran",
-		    gpu_words(k->gpu_index, k->gpu_name, k->node, buf, sizeof(buf)), k->kernel);
+		    gpu_words(k->gpu_index, k->gpu_name, k->gpu_uuid, k->node, buf, sizeof(buf)),
+		    k->kernel);
 	}
 	if (!unmatched)
 		return 0;
@@ -448,8 +452,8 @@ static int match_kernels(struct job *j)
 	points_cat(msg, sizeof(msg), "; the needed steps measured:");
 	for (size_t g = 0; g < j->gpus.n && g < 8; g++)
 		points_cat(msg, sizeof(msg), "%s %s", g ? "," : "",
-		    gpu_words(j->gpus.v[g].index, j->gpus.v[g].name, j->gpus.v[g].node,
-			      buf, sizeof(buf)));
+		    gpu_words(j->gpus.v[g].index, j->gpus.v[g].name, j->gpus.v[g].uuid,
+			      j->gpus.v[g].node, buf, sizeof(buf)));
 	rl_error(j->ctx, "%s%s", msg, j->cfg->same_node ? " (same_node: false takes "
 		 "ceilings of any GPU of the same name)" : "");
 	return -ENOENT;
@@ -625,7 +629,7 @@ static int check_missing(struct job *j)
 				    ", " : "", points_precs[p].name, points_precs[p].peak);
 		if (strlen(msg) > start)
 			points_cat(msg, sizeof(msg), " for %s; ", gpu_words(gpu->index, gpu->name,
-								   gpu->node, buf, sizeof(buf)));
+								   gpu->uuid, gpu->node, buf, sizeof(buf)));
 	}
 	if (!*msg)
 		return 0;

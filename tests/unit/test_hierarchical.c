@@ -527,7 +527,8 @@ static void test_missing_ceilings(void **state)
 	input(w, "profile", ABC);
 	assert_int_equal(run_opts(w, NULL), RL_FAIL);
 	assert_true(logged(w, "missing ceilings: L2 bandwidth (l2) for GPU 0 "
-			   "'NVIDIA H100 80GB HBM3' on node '?'"));
+			   "'NVIDIA H100 80GB HBM3' (GPU-b329a22d-4f86-4ca9-ab8f-933e76bf2b4f) "
+			   "on node '?'"));
 	assert_true(logged(w, "missing_ceilings: skip"));
 	assert_int_equal(w->h.n_records, 0);
 	assert_int_equal(RUN(w, "missing_ceilings=skip"), RL_OK);
@@ -588,8 +589,8 @@ static void test_nodes(void **state)
 	input(w, "profile@n2", ABC);
 	assert_int_equal(run_opts(w, NULL), RL_FAIL);
 	assert_true(logged(w, "no ceilings for GPU 0 'NVIDIA H100 80GB HBM3' on node 'n2'"));
-	assert_true(logged(w, "the needed steps measured: GPU 0 'NVIDIA H100 80GB HBM3' on "
-			   "node 'n1'"));
+	assert_true(logged(w, "the needed steps measured: GPU 0 'NVIDIA H100 80GB HBM3' "
+			   "(GPU-b329a22d-4f86-4ca9-ab8f-933e76bf2b4f) on node 'n1'"));
 	assert_int_equal(RUN(w, "same_node=false"), RL_OK);
 	p = point(w, KA, "fp64", "l1");
 	assert_string_equal(get(p, "node"), "n2");
@@ -603,6 +604,30 @@ static void test_nodes(void **state)
 	assert_true(logged(w, "no ceilings for GPU 0 'NVIDIA H100 80GB HBM3' on node 'n1', "
 			   "where kernel 'kernel_A(double *, long, double)' ran (and 2 other "
 			   "kernels); the needed steps measured: GPU 0 'NVIDIA A100-SXM4-80GB'"));
+}
+
+/* Ceilings of one H100, a profile of another of the same node, both its
+ * job's CUDA device 0 (two Slurm jobs on a 2-GPU node, seen on the GPU
+ * machine): the message names both UUIDs, not twice "GPU 0 ... on node n1";
+ * same_node=false takes the other H100's ceilings, as it says. */
+static void test_other_gpu(void **state)
+{
+	struct world *w = *state;
+	char *p;
+
+	input(w, "ceilings@n1", ERT);
+	input(w, "profile@n1", edited(w, ABC, NULL, "\tgpu_index=0",
+				     "\tgpu_index=0\tgpu_uuid=GPU-7cd69a69-1f3d-32e1-9e8e-d34d8b1e49ab"));
+	assert_int_equal(run_opts(w, NULL), RL_FAIL);
+	assert_true(logged(w, "no ceilings for GPU 0 'NVIDIA H100 80GB HBM3' "
+			   "(GPU-7cd69a69-1f3d-32e1-9e8e-d34d8b1e49ab) on node 'n1'"));
+	assert_true(logged(w, "the needed steps measured: GPU 0 'NVIDIA H100 80GB HBM3' "
+			   "(GPU-b329a22d-4f86-4ca9-ab8f-933e76bf2b4f) on node 'n1'"));
+	reset(w);
+	assert_int_equal(RUN(w, "same_node=false"), RL_OK);
+	p = point(w, KA, "fp64", "l1");
+	assert_non_null(p);
+	assert_string_equal(get(p, "node"), "n1");
 }
 
 /* ---- per invocation, byte definitions, tensor work ------------------------------ */
@@ -920,6 +945,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_ceilings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_theoretical_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_gpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invocations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_ncu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tensor, setup, teardown),

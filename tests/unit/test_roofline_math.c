@@ -256,6 +256,11 @@ static void test_ceilings(void **state)
 	assert_true(roofline_math_match(&gs, &k, false) >= 0);
 	k.gpu_uuid = "GPU-b";
 	assert_int_equal(roofline_math_match(&gs, &k, true), 1);
+	/* another GPU of the same name (a second H100 of node n1): only
+	 * without same_node */
+	k.gpu_uuid = "GPU-z", k.node = "n1";
+	assert_int_equal(roofline_math_match(&gs, &k, true), -1);
+	assert_int_equal(roofline_math_match(&gs, &k, false), 0);
 	k.gpu_uuid = "", k.node = "", k.gpu_name = "A100";
 	assert_int_equal(roofline_math_match(&gs, &k, true), -1);
 	roofline_math_gpus_release(&gs);
