@@ -890,6 +890,27 @@ static enum rl_result emit_all(struct rl_ctx *ctx, const struct ert_config *cfg,
  * ert-p2p-stderr.log), its records emitted.  Exit status 2 with "needs 2
  * GPUs" (a node of one GPU) is a warning, not a failure.
  */
+/* Load the ert-bench output at raw and emit its records (emit_all). */
+static enum rl_result emit_file(struct rl_ctx *ctx, const struct ert_config *cfg,
+				void *state, const char *raw)
+{
+	struct benchio_doc doc;
+	enum rl_result res;
+	size_t bad = 0;
+	int rc = benchio_load(raw, &doc, &bad);
+
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
+		else
+			rl_error(ctx, "%s: %s", raw, strerror(-rc));
+		return RL_FAIL;
+	}
+	res = emit_all(ctx, cfg, state, &doc);
+	benchio_release(&doc);
+	return res;
+}
+
 static enum rl_result run_p2p(struct rl_ctx *ctx, const struct ert_config *cfg,
 			      struct ert_state *st)
 {
@@ -898,9 +919,7 @@ static enum rl_result run_p2p(struct rl_ctx *ctx, const struct ert_config *cfg,
 	char *smi[] = { (char *)"nvidia-smi", (char *)"topo", (char *)"-m", NULL };
 	char *argv[ERT_MAX_ARGS];
 	int n = 0, status = 0, rc, have_topo;
-	struct benchio_doc doc;
 	enum rl_result res;
-	size_t bad = 0;
 
 	if (!prog)
 		return RL_RETRY;
@@ -946,17 +965,7 @@ static enum rl_result run_p2p(struct rl_ctx *ctx, const struct ert_config *cfg,
 		return res;
 	}
 	free(prog);
-	rc = benchio_load(raw, &doc, &bad);
-	if (rc < 0) {
-		if (rc == -EINVAL)
-			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
-		else
-			rl_error(ctx, "%s: %s", raw, strerror(-rc));
-		return RL_FAIL;
-	}
-	res = emit_all(ctx, cfg, st, &doc);
-	benchio_release(&doc);
-	return res;
+	return emit_file(ctx, cfg, st, raw);
 }
 
 static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
@@ -964,8 +973,6 @@ static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 {
 	const struct ert_config *cfg = config;
 	char raw[4096], err_path[4096];
-	struct benchio_doc doc;
-	size_t bad = 0;
 	enum rl_result res;
 	int rc;
 
@@ -987,16 +994,7 @@ static enum rl_result ert_run(struct rl_ctx *ctx, const void *config,
 		if (res != RL_OK)
 			return res;
 	}
-	rc = benchio_load(raw, &doc, &bad);
-	if (rc < 0) {
-		if (rc == -EINVAL)
-			rl_error(ctx, "%s:%zu: not an ert-bench record", raw, bad);
-		else
-			rl_error(ctx, "%s: %s", raw, strerror(-rc));
-		return RL_FAIL;
-	}
-	res = emit_all(ctx, cfg, state, &doc);
-	benchio_release(&doc);
+	res = emit_file(ctx, cfg, state, raw);
 	if (res == RL_OK && cfg->p2p && !cfg->replay)
 		res = run_p2p(ctx, cfg, state);
 	return res;
