@@ -93,12 +93,15 @@ update kernel_profiles k set collected_at = s.ended_at from steps s where s.id =
 SQL
 
 # Content of each table as one checksum, in the columns 009 has.
+# Columns that 019_p2p.sql added to ceilings (null for every row it found):
+# the rows are compared in the columns they had.
+p2p_columns="'{peer_index,peer_uuid,link,mode}'::text[]"
 checksums() {
 	hsql "select (select count(*) || ':' || md5(string_agg(t::text, '|' order by step, attempt, seq))
 	              from (select step, attempt, seq, run_id, kind, node, fields from step_records) t)
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from points t)
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from kernel_profiles t)
-	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by id)) from ceilings t)"
+	      || ' ' || (select count(*) || ':' || md5(string_agg((to_jsonb(t) - $p2p_columns)::text, '|' order by id)) from ceilings t)"
 }
 # What else must survive as it was: the views' columns (015_history_time
 # re-defines roofline_points and kernel_trend and adds a last column, `at`),
@@ -145,7 +148,8 @@ view_rows() {
 	              from (select kernel, run_at, node, gpu_name, gflops, ai_l1, ai_l2, ai_dram,
 	                           pct_of_roof, verdict, run_id, pipeline_name from kernel_trend) t)
 	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text)) from ceilings_history t)
-	      || ' ' || (select count(*) || ':' || md5(string_agg(t::text, '|' order by t::text)) from fleet_ceilings t)"
+	      || ' ' || (select count(*) || ':' || md5(string_agg(j, '|' order by j))
+	              from (select (to_jsonb(t) - 'mode')::text j from fleet_ceilings t) t)"
 }
 # The medians the aggregates must hold, computed here from the raw rows.
 expected_medians() {
