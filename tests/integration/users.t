@@ -110,8 +110,11 @@ daemon_role=$(sql "select current_user")
 is "$daemon_role" "$(sql "select tableowner from pg_tables where tablename = 'runs'")" \
 	"root's role is the daemon's: the owner of the table runs"
 # an OS user of that name (add-user refuses it: it is no roofline user)
-getent passwd "$daemon_role" >/dev/null ||
+if ! getent passwd "$daemon_role" >/dev/null; then
 	useradd --no-create-home --shell /bin/sh "$daemon_role" || bail_out "cannot add OS user $daemon_role"
+	# gone again at the end: the package tests want no such account
+	on_exit "userdel '$daemon_role'"
+fi
 out=$(as "$daemon_role" "$BIN/roofline" submit "$TEST_TMP/mine.yaml" 2>&1)
 is "$?" 1 "a submit through the daemon's role (OS user $daemon_role, not root) exits 1"
 is "$out" "roofline submit: refusing to queue a run as '$daemon_role', the daemon's own database role (it owns the table runs; submit as yourself)" \
