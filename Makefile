@@ -30,7 +30,8 @@ NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=c
 # common/: libc-only helpers shared by every program (job side included).
 COMMON_SRC := common/log.c common/records.c common/strbuf.c common/util.c \
               common/plugin_loader.c common/options.c common/job_host.c \
-              common/paths.c common/html.c common/utf8.c
+              common/paths.c common/html.c common/utf8.c \
+              common/kernel_name.c
 # Modules that wrap one external library each.
 YAML_SRC   := common/yaml_tree.c
 DB_SRC     := daemon/db.c

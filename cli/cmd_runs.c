@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_db.h"
 #include "cli_json.h"
+#include "kernel_name.h"
 #include "util.h"
 
 /* Timestamps in JSON: ISO 8601, UTC (the session's time zone). */
@@ -349,14 +350,25 @@ out:
 }
 
 /* Shorten a kernel name for a terminal column: at most width bytes. */
-static void print_name(const char *name, int width)
+/*
+ * The kernel column's names, shortened to 40 bytes and distinct where the
+ * names differ (common/kernel_name.h); a name that fits is kept whole.
+ * NULL when out of memory (the names are cut instead).
+ */
+static char **short_kernels(struct db_result *r, int n)
 {
-	int n = (int)strlen(name);
+	const char **full = calloc(n ? (size_t)n : 1, sizeof(*full));
+	char **out = calloc(n ? (size_t)n : 1, sizeof(*out));
 
-	if (n <= width)
-		printf("%-*s", width, name);
-	else
-		printf("%.*s...", width - 3, name);
+	for (int i = 0; full && i < n; i++)
+		full[i] = db_value(r, i, 0);
+	if (!full || !out ||
+	    kernel_names_short(full, (size_t)n, 40, KERNEL_NAME_WHOLE_FITS, out) < 0) {
+		free(out);
+		out = NULL;
+	}
+	free(full);
+	return out;
 }
 
 /* A number for a table column: 4 significant digits, "-" when absent. */
@@ -389,10 +401,12 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		" from roofline_points where run_id = $1 order by step, kernel, node",
 		1, params);
 	int n, uncounted = 0;
+	char **names;
 
 	if (!r)
 		return -1;
 	n = db_rows(r);
+	names = csv ? NULL : short_kernels(r, n);
 	if (n && csv)
 		printf("kernel,precision,ai_l1,ai_l2,ai_dram,gflops,bound,pct_of_roof,verdict,node,gpu,tensor_uncounted,step\n");
 	else if (n)
@@ -418,7 +432,7 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		if (db_value(r, i, 13)[0] == 't' &&
 		    (i == 0 || strcmp(db_value(r, i, 12), db_value(r, i - 1, 12))))
 			printf("[%s]\n", db_value(r, i, 12));
-		print_name(db_value(r, i, 0), 40);
+		printf("%-40.40s", names ? names[i] : db_value(r, i, 0));
 		printf(" %-6s %10s %10s %10s %10s %-8s %6s  %s%s%s\n",
 		       db_value(r, i, 1), num[0], num[1], num[2], num[3],
 		       db_value(r, i, 6), db_value(r, i, 7), db_value(r, i, 8),
@@ -431,6 +445,9 @@ static int print_roofline(struct db *db, const char *run, bool csv)
 		       "profile step did not\ncollect (listed): their work may be more than shown. "
 		       "The ncu step's option\nextra: [all] (or extra: [tensor_fp16, ...]) counts "
 		       "them, at more replay passes.\n", uncounted, uncounted == 1 ? "" : "s");
+	if (names)
+		kernel_names_free(names, (size_t)n);
+	free(names);
 	db_result_free(r);
 	return n;
 }

@@ -7,7 +7,8 @@
 #   plugins/gnuplot/gp_draw.c     the gnuplot script and data files
 #   plugins/gnuplot/gp_findings.c the fleet's charts (fleet, gpu_history) and
 #                                 the trajectory's step record
-#   plugins/gnuplot/gp_text.c     quoting, short kernel names, numbers, times
+#   plugins/gnuplot/gp_text.c     quoting, numbers, times
+#   common/kernel_name.c          short kernel names (linked PIC)
 #   plugins/gnuplot/gp_exec.c     finding and running gnuplot (fork/exec)
 #
 # libc and libm only; gnuplot itself (Debian's gnuplot-nox) is a program the
@@ -22,7 +23,12 @@ PLUGINS_DAEMON += gnuplot
 # ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
 GNUPLOT_PIC_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/gnuplot/gp_*.c))
 
-$(B)/plugins/gnuplot.so: $(GNUPLOT_PIC_OBJS)
+$(B)/plugins/gnuplot.so: $(GNUPLOT_PIC_OBJS) $(B)/obj/plugins/gnuplot/common_kernel_name.o
+
+# common/kernel_name.c (short kernel names, shared with the CLI and the report), PIC
+$(B)/obj/plugins/gnuplot/common_%.o: common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 # libm: listed before the objects by the .so rule, so kept with --no-as-needed
 PLUGIN_LIBS_gnuplot := -lm
 

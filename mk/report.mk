@@ -7,7 +7,8 @@
 #   plugins/report/rp_advice.c    what to try next, per kernel
 #   plugins/report/rp_html.c      the page: sections, table, links
 #   plugins/report/rp_text.c      HTML escaping, numbers
-#   common/strbuf.c, records.c, util.c, html.c   linked (PIC) into report.so
+#   common/strbuf.c, records.c, util.c, html.c, kernel_name.c   linked (PIC)
+#                                 into report.so
 #
 # libc and libm only.
 
@@ -16,7 +17,7 @@ REPORT_GOAL := $(.DEFAULT_GOAL)
 PLUGINS_DAEMON += report
 
 REPORT_PIC_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/report/rp_*.c)) \
-                   $(patsubst %,$(B)/obj/plugins/report/common_%.o,strbuf records util html)
+                   $(patsubst %,$(B)/obj/plugins/report/common_%.o,strbuf records util html kernel_name)
 
 $(B)/obj/plugins/report/common_%.o: common/%.c
 	@mkdir -p $(@D)

@@ -15,6 +15,7 @@
 #include "gp_findings.h"
 #include "gp_layout.h"
 #include "gp_text.h"
+#include "kernel_name.h"
 
 static const char *const level_titles[] = { "L1", "L2", "DRAM" };
 static const int level_pt[] = { 9, 5, 7 };      /* filled triangle, square, circle */
@@ -33,6 +34,7 @@ struct draw {
 	const char *base;     /* file names: base.gp, base.points.dat, ... */
 	struct gp_layout lo;
 	bool step_left;       /* trajectory: the label ends at its point */
+	char **short_names;   /* per c->names: distinct short forms, owned */
 };
 
 /* ---- colours and key titles ------------------------------------------------- */
@@ -66,13 +68,12 @@ static size_t zmax(size_t a, size_t b)
 
 /* "12  cutlass::Kernel<...> [fp32]": number, short name, precision if mixed;
  * returns its length. */
-static size_t entry_title(const struct gp_chart *c, size_t e, size_t name_max,
-			  char *out, size_t cap)
+static size_t entry_title(const struct draw *d, size_t e, char *out, size_t cap)
 {
-	char s[256];
+	const struct gp_chart *c = d->c;
+	const char *s = d->short_names[c->ents[e].name];
 	int n;
 
-	gp_text_short_name(c->names.v[c->ents[e].name], name_max, s, sizeof(s));
 	if (c->nprec > 1)
 		n = snprintf(out, cap, "%zu  %s [%s]", e + 1, s, gp_prec_names[c->ents[e].prec]);
 	else
@@ -250,7 +251,7 @@ static void key_block(FILE *f, const char *title)
 static int write_kernel_key(const struct draw *d)
 {
 	const struct gp_chart *c = d->c;
-	char path[4096], s[256];
+	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/kernels.txt", c->ctx->out_dir);
@@ -259,9 +260,8 @@ static int write_kernel_key(const struct draw *d)
 	fputs("# rooflined gnuplot: the chart's kernel numbers. Columns (TAB): number,\n"
 	      "# precision, short name, full name; \\\\ \\t \\n \\r escaped\n", f);
 	for (size_t e = 0; e < c->nents; e++) {
-		gp_text_short_name(c->names.v[c->ents[e].name], d->lo.name_max, s, sizeof(s));
 		fprintf(f, "%zu\t%s\t", e + 1, gp_prec_names[c->ents[e].prec]);
-		gp_text_record_escape(f, s);
+		gp_text_record_escape(f, d->short_names[c->ents[e].name]);
 		fputc('\t', f);
 		gp_text_record_escape(f, c->names.v[c->ents[e].name]);
 		fputc('\n', f);
@@ -286,7 +286,7 @@ static int write_step(struct draw *d)
 			at = &c->pts[i];
 	if (!at)
 		return 0;
-	gp_text_short_name(st->kernel, d->lo.name_max, s, sizeof(s));
+	kernel_name_short(st->kernel, d->lo.name_max, s, sizeof(s));
 	snprintf(text, sizeof(text), "%s: %s (%s -> %s: GFLOP/s %+.1f %%, AI %+.1f %%%s%s)",
 		 s, st->class, st->from, st->to, st->gflops_change, st->ai_change,
 		 st->levels[0] ? " at " : "", st->levels);
@@ -317,7 +317,7 @@ static size_t write_keys(const struct draw *d, FILE *f, size_t *n)
 		(*n)++;
 	}
 	for (size_t e = 0; e < c->nents && (!gp_chart_compares(c) || numbered(c)); e++) {
-		chars = zmax(chars, entry_title(c, e, d->lo.name_max, t, sizeof(t)));
+		chars = zmax(chars, entry_title(d, e, t, sizeof(t)));
 		key_block(f, t);
 		(*n)++;
 	}
@@ -519,6 +519,12 @@ static int write_roofline(struct draw *d)
 		gp_layout_init(&d->lo, c);
 		gp_layout_fit_names(&d->lo, key_entries(c), title_extra(c));
 		d->lo.numbered = numbered(c);
+		if (!(d->short_names = calloc(c->names.n ? c->names.n : 1, sizeof(char *))) ||
+		    kernel_names_short((const char *const *)c->names.v, c->names.n,
+				       d->lo.name_max, 0, d->short_names) < 0)
+			rc = -ENOMEM;
+	}
+	if (rc == 0) {
 		write_points(d, f[0]);
 		write_roofs(d, f[1]);
 		write_arrows(d, f[2]);
@@ -587,7 +593,7 @@ static size_t write_trends(const struct draw *d, FILE *data, FILE *ai, FILE *key
 	for (size_t i = 0; i < c->ntrends; i++)
 		fprintf(ai, "%.0f %.9g %.9g %.9g\n", c->trends[i].t, c->trends[i].ai[0],
 			c->trends[i].ai[1], c->trends[i].ai[2]);
-	gp_text_short_name(c->trend_kernel, d->lo.name_max, s, sizeof(s));
+	kernel_name_short(c->trend_kernel, d->lo.name_max, s, sizeof(s));
 	snprintf(t, sizeof(t), "kernel: %s", s);
 	key_block_at(keys, t, c->trends[0].t);
 	return zmax(chars, strlen(t)) < 60 ? zmax(chars, strlen(t)) : 60;
@@ -672,8 +678,14 @@ static int write_history(struct draw *d)
 int gp_draw_write(struct gp_chart *c)
 {
 	struct draw d = { .c = c, .base = gp_mode_names[c->mode] };
+	int rc;
 
 	if (c->mode == GP_FLEET || c->mode == GP_GPU_HISTORY)
 		return gp_findings_write(c);
-	return c->mode == GP_HISTORY ? write_history(&d) : write_roofline(&d);
+	rc = c->mode == GP_HISTORY ? write_history(&d) : write_roofline(&d);
+	if (d.short_names) {
+		kernel_names_free(d.short_names, c->names.n);
+		free(d.short_names);
+	}
+	return rc;
 }

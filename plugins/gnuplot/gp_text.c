@@ -1,5 +1,5 @@
 /*
- * gp_text.c - text for gnuplot: quoting, short kernel names, numbers, times.
+ * gp_text.c - text for gnuplot: quoting, numbers, times.
  * See gp_text.h.
  */
 #include <errno.h>
@@ -83,72 +83,6 @@ void gp_text_record_escape(FILE *f, const char *s)
 		default: fputc(*s, f);
 		}
 	}
-}
-
-/* Append at most n bytes of s to buf (cap bytes, holding *len). */
-static void add(char *buf, size_t cap, size_t *len, const char *s, size_t n)
-{
-	while (n-- && *s && *len + 1 < cap)
-		buf[(*len)++] = *s++;
-	buf[*len] = '\0';
-}
-
-/* The name with template arguments as <...>, up to its parameter list. */
-static void strip_args(const char *full, char *buf, size_t cap)
-{
-	size_t len = 0;
-	int angle = 0, paren = 0;
-
-	buf[0] = '\0';
-	for (const char *p = full; *p; p++) {
-		bool top = !angle && !paren;
-
-		if (strncmp(p, "(anonymous namespace)", 21) == 0) {
-			if (top)
-				add(buf, cap, &len, "anon", 4);
-			p += 20;
-		} else if (*p == '<') {
-			if (top)
-				add(buf, cap, &len, "<...>", 5);
-			angle++;
-		} else if (*p == '>') {
-			angle -= angle > 0;
-		} else if (*p == '(') {
-			if (top && len)
-				break;
-			paren++;
-		} else if (*p == ')') {
-			paren -= paren > 0;
-		} else if (top) {
-			add(buf, cap, &len, p, 1);
-		}
-	}
-	while (len && buf[len - 1] == ' ')
-		buf[--len] = '\0';
-}
-
-void gp_text_short_name(const char *full, size_t max, char *out, size_t cap)
-{
-	char buf[1024];
-	const char *s;
-	size_t n, len = 0, head;
-
-	strip_args(full, buf, sizeof(buf));
-	s = strrchr(buf, ' ') ? strrchr(buf, ' ') + 1 : buf; /* return type */
-	while (strlen(s) > max && strstr(s, "::"))
-		s = strstr(s, "::") + 2;
-	if (!*s)
-		s = "kernel";
-	n = strlen(s);
-	out[0] = '\0';
-	if (n <= max || max < 8) {
-		add(out, cap, &len, s, max < 8 ? max : n);
-		return;
-	}
-	head = (max - 3) / 2;
-	add(out, cap, &len, s, head);
-	add(out, cap, &len, "...", 3);
-	add(out, cap, &len, s + n - (max - 3 - head), max);
 }
 
 bool gp_text_parse_num(const char *s, double *out)

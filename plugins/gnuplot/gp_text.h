@@ -1,5 +1,6 @@
 /*
- * gp_text.h - text for gnuplot: quoting, short kernel names, numbers, times.
+ * gp_text.h - text for gnuplot: quoting, numbers, times (short kernel
+ * names: common/kernel_name.h).
  *
  * Part of the gnuplot plugin (plugins/gnuplot.c), linked into gnuplot.so and
  * its test.  libc and libm only.
@@ -35,16 +36,6 @@ void gp_text_data_quote(FILE *f, const char *s);
  * kernels.txt key.
  */
 void gp_text_record_escape(FILE *f, const char *s);
-
-/*
- * A readable form of a demangled C++ name into out (cap bytes, cap > max):
- * template arguments become <...>, the parameter list and the return type
- * go, "(anonymous namespace)" becomes anon, and while the name is longer
- * than max its leading namespaces go, then its middle (head...tail).
- * kernel_A(double *, long, double) -> kernel_A;
- * void cutlass::Kernel<cutlass::gemm::...>(Params) -> cutlass::Kernel<...>.
- */
-void gp_text_short_name(const char *full, size_t max, char *out, size_t cap);
 
 /* True when s (not NULL) is all of one finite number; it goes to *out. */
 bool gp_text_parse_num(const char *s, double *out);

@@ -2,8 +2,10 @@
 #include "rp_html.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "kernel_name.h"
 #include "rp_advice.h"
 #include "rp_svg.h"
 #include "rp_text.h"
@@ -125,9 +127,37 @@ static void header(struct strbuf *sb, const struct rp_page *p)
 	strbuf_addstr(sb, "</dl>\n</header>\n");
 }
 
+/*
+ * The kernels' names shortened to max bytes, distinct where the names
+ * differ (common/kernel_name.h); a name that fits is kept whole.  NULL when
+ * out of memory: the full names are shown.  Free with free_names.
+ */
+static char **short_names(const struct rp_model *m, size_t max)
+{
+	const char **full = calloc(m->nk ? m->nk : 1, sizeof(*full));
+	char **out = calloc(m->nk ? m->nk : 1, sizeof(*out));
+
+	for (size_t i = 0; full && i < m->nk; i++)
+		full[i] = m->k[i].name ? m->k[i].name : "";
+	if (!full || !out || kernel_names_short(full, m->nk, max, KERNEL_NAME_WHOLE_FITS, out) < 0) {
+		free(out);
+		out = NULL;
+	}
+	free(full);
+	return out;
+}
+
+static void free_names(char **names, size_t n)
+{
+	if (names)
+		kernel_names_free(names, n);
+	free(names);
+}
+
 static void chart(struct strbuf *sb, const struct rp_page *p)
 {
 	const struct rp_model *m = p->m;
+	char **names = short_names(m, 90);
 
 	strbuf_addstr(sb, "<section id=\"chart\">\n<h2>Hierarchical roofline</h2>\n");
 	rp_svg_chart(sb, m, p->width, p->height);
@@ -140,10 +170,11 @@ static void chart(struct strbuf *sb, const struct rp_page *p)
 		strbuf_addf(sb, "<li><span class=\"sw\" style=\"color:%s\">&#9632;</span> %d ",
 			    rp_colours[(k->number - 1) % RP_N_COLOURS], k->number);
 		strbuf_addstr(sb, "<span class=\"name\">");
-		rp_esc_short(sb, k->name, 90);
+		rp_esc(sb, names ? names[i] : k->name);
 		strbuf_addf(sb, "</span> [%s]</li>\n", k->precision);
 	}
 	strbuf_addstr(sb, "</ol>\n</section>\n");
+	free_names(names, m->nk);
 }
 
 /* A numeric cell: data-v holds the full value for sorting. */
@@ -205,6 +236,8 @@ static void kernel_table(struct strbuf *sb, const struct rp_model *m)
 
 static void advice(struct strbuf *sb, const struct rp_model *m)
 {
+	char **names = short_names(m, 120);
+
 	strbuf_addstr(sb, "<section id=\"advice\">\n<h2>What to try next</h2>\n<dl class=\"advice\">\n");
 	for (size_t i = 0; i < m->nk; i++) {
 		const struct rp_kernel *k = &m->k[i];
@@ -212,12 +245,13 @@ static void advice(struct strbuf *sb, const struct rp_model *m)
 		if (!k->primary)
 			continue;
 		strbuf_addf(sb, "<dt>%d <span class=\"name\">", k->number);
-		rp_esc_short(sb, k->name, 120);
+		rp_esc(sb, names ? names[i] : k->name);
 		strbuf_addstr(sb, "</span></dt><dd>");
 		rp_advice(sb, m, k);
 		strbuf_addstr(sb, "</dd>\n");
 	}
 	strbuf_addstr(sb, "</dl>\n</section>\n");
+	free_names(names, m->nk);
 }
 
 static void baseline(struct strbuf *sb, const struct rp_model *m)

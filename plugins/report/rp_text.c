@@ -12,23 +12,6 @@ void rp_esc(struct strbuf *sb, const char *s)
 	html_escape(sb, s);
 }
 
-void rp_esc_short(struct strbuf *sb, const char *s, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	const unsigned char *end;
-
-	if (!s)
-		return;
-	if (strlen(s) <= max) {
-		rp_esc(sb, s);
-		return;
-	}
-	end = p + (max > 3 ? max - 3 : 0);
-	while (*p && p < end)
-		p += html_escape_char(sb, (const char *)p);
-	strbuf_addstr(sb, "...");
-}
-
 void rp_num(struct strbuf *sb, double v)
 {
 	double a = fabs(v);

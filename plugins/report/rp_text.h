@@ -15,10 +15,6 @@
 /* Append s (NULL: nothing) escaped for HTML text and attribute values. */
 void rp_esc(struct strbuf *sb, const char *s);
 
-/* Append at most max bytes' worth of s escaped (cut at a character
- * boundary, "..." appended when cut). */
-void rp_esc_short(struct strbuf *sb, const char *s, size_t max);
-
 /* v with 4 significant digits and no exponent for 0.001 <= |v| < 1e7
  * ("15948", "0.01562", "719.4"), else "%.3e"; "n/a" when not finite. */
 void rp_num(struct strbuf *sb, double v);

@@ -1,9 +1,9 @@
 /*
  * test_gnuplot_text - plugins/gnuplot/gp_text.c, the gnuplot plugin's text
- * helpers: short kernel names, the two quoting functions (the plugin's
- * defence against injection: whatever the input, one string token on one
- * line), rates with their unit prefixes, ISO 8601 and epoch times.  The
- * plugin's charts are tested by test_gnuplot.
+ * helpers: the two quoting functions (the plugin's defence against
+ * injection: whatever the input, one string token on one line), rates with
+ * their unit prefixes, ISO 8601 and epoch times.  The plugin's charts are
+ * tested by test_gnuplot, its short kernel names by test_kernel_name.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,30 +16,6 @@
 #include <cmocka.h>
 
 #include "gnuplot/gp_text.h"
-
-static void check_short(const char *full, size_t max, const char *want)
-{
-	char out[256];
-
-	gp_text_short_name(full, max, out, sizeof(out));
-	assert_string_equal(out, want);
-}
-
-static void test_short_names(void **state)
-{
-	(void)state;
-	check_short("kernel_A(double *, long, double)", 40, "kernel_A");
-	check_short("void cutlass::Kernel<cutlass::gemm::kernel::Gemm<float, 128>>(cutlass::Params)",
-		    40, "cutlass::Kernel<...>");
-	check_short("at::native::(anonymous namespace)::reduce_kernel<512, 1, at::native::ReduceOp<float>>(at::native::ReduceOp<float>)",
-		    40, "at::native::anon::reduce_kernel<...>");
-	check_short("at::native::(anonymous namespace)::reduce_kernel<512>(int)", 20, "reduce_kernel<...>");
-	check_short("a_very_long_kernel_name_without_any_namespace_at_all_here", 20, "a_very_l..._all_here");
-	check_short("gemm", 40, "gemm");
-	check_short("<lambda>", 40, "<...>");
-	check_short("(anonymous namespace)::k(int)", 40, "anon::k");
-	check_short("", 40, "kernel");
-}
 
 /* The quoting functions' output is one string, whatever the input. */
 static void test_quoting(void **state)
@@ -96,7 +72,6 @@ static void test_numbers_and_times(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_short_names),
 		cmocka_unit_test(test_quoting),
 		cmocka_unit_test(test_numbers_and_times),
 	};
