@@ -4,7 +4,7 @@
 #
 #   make fuzz          build them into build/fuzz/fuzz/ (VARIANT=fuzz, clang)
 #   make fuzz-check    build, then each target replays its corpus and fuzzes
-#                      for FUZZ_SECONDS (default 10); `make check` runs it
+#                      for FUZZ_SECONDS (default 5); `make check` runs it
 #   scripts/fuzz --help   longer runs, one target, where inputs and crashes go
 #
 # A target is tests/fuzz/fuzz_<name>.c plus the shared harness.c; its seed
@@ -13,7 +13,7 @@
 # objects below, a corpus.
 
 FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 10
+FUZZ_SECONDS ?= 5
 FUZZ_TARGETS := records exit_record pipeline ncu_csv perturb cron
 
 .PHONY: fuzz fuzz-build fuzz-check
