@@ -25,6 +25,10 @@ sed -e "s/kernel_A(double \*, long, double)/$(name copy | sed 's/[&*]/\\&/g')/" 
 is "$(grep -c 'for_each_kernel<__nv_dl_wrapper_t' "$TEST_TMP/kernel_abc.raw.csv")" 3 \
 	"the synthetic recording: kernel_A, B, C renamed (three kernel rows)"
 cp "$F/ert/h100-quick.tsv" "$ROOT/pipelines/kernel-abc-replay.yaml" "$TEST_TMP/"
+# A pipeline name of its own: a run named kernel-abc-replay would be the
+# baseline of another test's next run of that pipeline (regressions.t).
+sed -i 's/^name: kernel-abc-replay$/name: kernel-names-replay/' "$TEST_TMP/kernel-abc-replay.yaml"
+grep -q '^name: kernel-names-replay$' "$TEST_TMP/kernel-abc-replay.yaml" || bail_out "cannot rename the pipeline"
 chmod 0644 "$TEST_TMP/h100-quick.tsv" "$TEST_TMP/kernel-abc-replay.yaml" "$TEST_TMP/kernel_abc.raw.csv"
 
 out=$(as alice "$BIN/roofline" submit --wait --attach "$TEST_TMP/h100-quick.tsv" \
