@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#include "rooflined_plugin.h" /* enum rl_log_level */
+#include "rooflined/plugin.h" /* enum rl_log_level */
 
 /* Set the program name, the threshold and the sink.  Safe to call again
  * (SIGHUP reload).  ident is borrowed and must outlive the program. */

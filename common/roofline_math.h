@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "ncu_table.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* Memory levels, innermost first.  RLM_COMPUTE is "no level binds". */
 enum {

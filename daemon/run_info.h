@@ -1,7 +1,7 @@
 /*
  * run_info.h - what a daemon-side step learns about its run: the records the
  * daemon writes into its params.tsv and the host serves through
- * rl_each_run_info (plugins/rooflined_plugin.h).
+ * rl_each_run_info (include/rooflined/plugin.h).
  *
  *   run       id pipeline owner facility trigger submitted_at started_at
  *             spool_dir  (times as PostgreSQL's timestamptz text)

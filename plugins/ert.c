@@ -58,7 +58,7 @@
 #include "ert/benchio.h"
 #include "ert/replay.h"
 #include "plateau.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define ERT_EXIT_NODEV 3
 #define ERT_MAX_PLATEAUS 16

@@ -43,7 +43,7 @@
 #include "gnuplot/gp_chart.h"
 #include "gnuplot/gp_draw.h"
 #include "gnuplot/gp_exec.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define OPT(k, t, d, f, h) { k, t, d, offsetof(struct gp_config, f), h, 0 }
 static const struct rl_option gp_options[] = {

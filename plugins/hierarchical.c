@@ -80,7 +80,7 @@
 #include "hierarchical/points.h"
 #include "ncu_table.h"
 #include "roofline_math.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define TABLE_NAME "ncu-metrics.tsv"
 

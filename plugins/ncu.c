@@ -45,7 +45,7 @@
 #include "ncu_record.h"
 #include "ncu_table.h"
 #include "ncu_value.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define NCU_CSV_FILE "ncu.csv"

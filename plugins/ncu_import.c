@@ -29,7 +29,7 @@
 #include "ncu_table.h"
 #include "ncu_value.h"
 #include "ncu/perturb.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define MAX_ARCHS 8

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "judge.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct regress_config {
 	long lookback;

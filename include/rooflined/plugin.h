@@ -1,5 +1,7 @@
 /*
- * rooflined_plugin.h - the whole plugin ABI of rooflined.
+ * rooflined/plugin.h - the whole plugin ABI of rooflined: the public header
+ * (installed as <rooflined/plugin.h> by rooflined-dev), libc only; it
+ * includes nothing of the tree.
  *
  * A plugin is one shared object, plugins/<name>.so, that exports exactly one
  * symbol, ROOFLINE_PLUGIN_SYMBOL, a const struct rl_plugin.  The loader

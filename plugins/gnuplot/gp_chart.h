@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* The plugin's config, filled by the host from gnuplot.c's option table. */
 struct gp_config {

@@ -12,7 +12,7 @@
 
 #include "ncu_table.h"
 #include "roofline_math.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* The options (plugins/hierarchical.c has the table). */
 struct hier_config {

@@ -5,7 +5,7 @@
  *
  * Read: `point` and `roof` (hierarchical), `ceiling` (ert, spec), `kernel`
  * and `collect_summary` (ncu, ncu-import), and the run records `run`,
- * `run_step`, `baseline` (plugins/rooflined_plugin.h, each_run_info).  Only
+ * `run_step`, `baseline` (include/rooflined/plugin.h, each_run_info).  Only
  * aggregate points (invocation=all) are kept; a kernel is one row per
  * (step, kernel, GPU) at its primary precision (the hierarchical plugin's
  * `primary`, else the first precision seen).
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 enum { RP_L1, RP_L2, RP_DRAM, RP_LEVELS };
 
