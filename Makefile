@@ -63,7 +63,8 @@ CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: FORCE all jobside cuda check unit unit-build integration demo install clean bench
+.PHONY: FORCE all jobside cuda check unit unit-build integration demo install clean bench \
+        layering
 all: $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
      $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) cuda
 
@@ -168,7 +169,7 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds, the fuzz targets' short run (mk/fuzz.mk:
+# tests in the debug and san builds, the layering check (scripts/layering), the fuzz targets' short run (mk/fuzz.mk:
 # each target's corpus and 10 s of fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package tests (tests/package/: the
@@ -188,6 +189,7 @@ check:
 	scripts/deps
 	$(MAKE) -j$(JOBS) VARIANT=debug $(CHECK_CUDA) unit-build
 	$(MAKE) VARIANT=debug $(CHECK_CUDA) unit
+	scripts/layering --build build/debug
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	$(MAKE) -j$(JOBS) fuzz-check
@@ -195,6 +197,11 @@ check:
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 2 \
 	  tests/integration/*.t tests/package/*.t
+
+# The layers of docs/architecture.md: includes, calls (nm over this build's
+# objects) and loops; seconds.  tests/integration/layering.t tests the check.
+layering: unit-build
+	scripts/layering --build $(B)
 
 integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build
