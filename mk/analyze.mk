@@ -5,10 +5,11 @@
 #   plugins/hierarchical.c             the plugin (libc only): options, inputs,
 #                                      matching, planning, warnings
 #   plugins/hierarchical/points.c      its emitting half (point, roof records)
-#   common/roofline_math.c             point arithmetic, kernel-record reading,
-#                                      kernel sums, ceilings per GPU (no host)
-#   common/ncu_table.c                 the metric table (etc/ncu-metrics.tsv),
-#   common/ncu_text.c, ncu_value.c     with its text and number helpers
+#   plugins/hierarchical/roofline_math.c  point arithmetic, kernel-record
+#                                      reading, kernel sums, ceilings per GPU
+#                                      (no host)
+#   plugins/ncu/ncu_table.c            the metric table (etc/ncu-metrics.tsv),
+#   plugins/ncu/ncu_text.c, ncu_value.c  with its text and number helpers
 
 PLUGINS_DAEMON += hierarchical
 
@@ -19,24 +20,20 @@ HIER_PIC_OBJS := $(B)/obj/plugins/hierarchical/points.o \
                  $(B)/obj/plugins/ncu/ncu_text.o \
                  $(B)/obj/plugins/ncu/ncu_value.o
 
-$(B)/obj/plugins/hierarchical/roofline_math.o: common/roofline_math.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-
 $(B)/plugins/hierarchical.so: $(HIER_PIC_OBJS)
 
 # ---- unit tests: the plugin .c is #included by its test ----
 # the metric table and its helpers, as the tests and the benchmark link them
-NCU_TABLE_OBJS := $(B)/obj/common/ncu_table.o $(B)/obj/common/ncu_text.o \
-                  $(B)/obj/common/ncu_value.o
+NCU_TABLE_OBJS := $(B)/obj/plugins/ncu/ncu_table.o $(B)/obj/plugins/ncu/ncu_text.o \
+                  $(B)/obj/plugins/ncu/ncu_value.o
 
-$(B)/tests/test_roofline_math: $(B)/obj/common/roofline_math.o $(NCU_TABLE_OBJS)
+$(B)/tests/test_roofline_math: $(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS)
 $(B)/tests/test_hierarchical: $(B)/obj/plugins/hierarchical/points.o \
-	$(B)/obj/common/roofline_math.o $(NCU_TABLE_OBJS)
+	$(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS)
 
 # ---- the analysis benchmark (bench/analysis-bench.sh builds and runs it) ----
 $(B)/bench/analysis-bench: bench/analysis-bench.c $(B)/obj/plugins/hierarchical/points.o \
-	$(B)/obj/common/roofline_math.o $(NCU_TABLE_OBJS) \
+	$(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS) \
 	$(B)/obj/common/records.o $(B)/obj/common/strbuf.o $(B)/obj/common/util.o \
 	$(B)/obj/common/options.o
 	@mkdir -p $(@D)

@@ -78,8 +78,8 @@
 #include <string.h>
 
 #include "hierarchical/points.h"
-#include "ncu_table.h"
-#include "roofline_math.h"
+#include "ncu/ncu_table.h"
+#include "hierarchical/roofline_math.h"
 #include "rooflined/plugin.h"
 
 #define TABLE_NAME "ncu-metrics.tsv"

@@ -8,11 +8,11 @@
  *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
  *
  * (built by plugins/ncu/argv.c).  SET is the GPU architecture's rows of the
- * metric table (etc/ncu-metrics.tsv: data, not code; common/ncu_table.h).
+ * metric table (etc/ncu-metrics.tsv: data, not code; plugins/ncu/ncu_table.h).
  * With --log-file, ncu writes its own lines and the CSV table into
  * OUT/ncu.csv, while the profiled program's stdout and stderr go to
- * OUT/program.log.  The table is parsed (common/ncu_csv.h) and turned into
- * records (common/ncu_record.h): every GPU becomes a `device` record (the raw
+ * OUT/program.log.  The table is parsed (plugins/ncu/ncu_csv.h) and turned into
+ * records (plugins/ncu/ncu_record.h): every GPU becomes a `device` record (the raw
  * page's device__attribute_*, nvlink__*, numa__*, c2clink__* columns, once),
  * every launch a `kernel` record (every collected metric but those device
  * properties under its ncu name, in ncu's base units, exact text; `missing`
@@ -41,10 +41,10 @@
 
 #include "ncu/argv.h"
 #include "ncu/gpus.h"
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_table.h"
-#include "ncu_value.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_table.h"
+#include "ncu/ncu_value.h"
 #include "rooflined/plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ncu_table.h"
+#include "ncu/ncu_table.h"
 #include "roofline_math.h"
 #include "rooflined/plugin.h"
 
