@@ -2,11 +2,15 @@
 # Included by the Makefile.
 #
 #   plugins/gnuplot.c             the plugin (options, run, chart records)
+#   (one way: model, layout, drawing, terminal; gp_model.h)
+#   plugins/gnuplot/gp_model.c    the model's types: names, tables, arrays
+#   plugins/gnuplot/gp_findings_model.c  the fleet's, a GPU's nights' and the
+#                                 trajectory step's records read
 #   plugins/gnuplot/gp_chart.c    the chart model: records in, points, roofs
 #   plugins/gnuplot/gp_layout.c   margins, key, roof labels and their places
 #   plugins/gnuplot/gp_draw.c     the gnuplot script and data files
-#   plugins/gnuplot/gp_findings.c the fleet's charts (fleet, gpu_history) and
-#                                 the trajectory's step record
+#   plugins/gnuplot/gp_findings.c the fleet's charts (fleet, gpu_history)
+#   plugins/gnuplot/gp_term.c     gnuplot's output device (terminal lines)
 #   plugins/gnuplot/gp_text.c     quoting, numbers, times
 #   common/kernel_name.c          short kernel names (linked PIC)
 #   plugins/gnuplot/gp_exec.c     finding and running gnuplot (fork/exec)

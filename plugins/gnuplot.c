@@ -21,7 +21,7 @@
  *             flagged GPUs marked and named
  *   gpu_history  `gpu_night` records (`roofline plot --gpu`): one GPU's
  *             ceilings over the nights in its fleet's band, a panel each
- *             (plugins/gnuplot/gp_findings.h)
+ *             (plugins/gnuplot/gp_findings.h, gp_findings_model.h)
  *
  * Files in out_dir: <kind>.gp (the script), <kind>.*.dat (data), kernels.txt
  * (number, short and full name of each kernel in the key), gnuplot.log (what
@@ -30,9 +30,11 @@
  * gnuplot runs by fork/exec (argv, no shell, -d: no init files) in out_dir,
  * on a script with no record text but quoted labels; names travel in the
  * data files (see plugins/gnuplot/gp_draw.h).  The work is in
- * plugins/gnuplot/: gp_chart (the model), gp_draw (script and data),
- * gp_findings (the fleet's charts), gp_text (quoting, short names),
- * gp_exec (running gnuplot).
+ * plugins/gnuplot/, one way (gp_model.h): the model (gp_model,
+ * gp_findings_model, gp_chart), the layout (gp_layout), the drawing (gp_draw
+ * for script and data, gp_findings for the fleet's charts), the terminal
+ * (gp_term); gp_text (quoting, short names) under them all, gp_exec
+ * (running gnuplot).
  */
 #include <errno.h>
 #include <stddef.h>
