@@ -27,7 +27,7 @@ void gp_chart_release(struct gp_chart *c);
  * rl_each_input callback (arg: the chart): takes `point`, `roof` (and the
  * ceilings stage's `ceiling`) and `trend` records (the kernel_trend view's
  * rows: kernel, at or run_at, gflops, ai_l1, ai_l2, ai_dram, node), the
- * fleet's (`fleet_gpu`, `fleet_summary`, `gpu_night`, see gp_fleet.h) and a
+ * fleet's (`fleet_gpu`, `fleet_summary`, `gpu_night`, see gp_findings_model.h) and a
  * trajectory's `trajectory_step`; counts unusable ones in skipped.  0, or
  * -ENOMEM (which stops the reading).
  */
