@@ -26,7 +26,7 @@
 
 #include <sys/types.h>
 
-#include "engine.h"
+#include "engine_state.h"
 #include "job_host.h"
 #include "strbuf.h"
 

@@ -790,7 +790,7 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	if (job->phase != SLURM_PHASE_DONE && job->phase != SLURM_PHASE_CANCELLED &&
 	    *job->nodes && slurm_node_trouble(job->nodes, &trouble))
 		end.trouble = trouble.buf;
-	engine_step_finished(ps->e, s, &end);
+	ingest_step_finished(ps->e, s, &end);
 	strbuf_release(&trouble);
 	return 0;
 }
@@ -816,7 +816,7 @@ static void poll_slurm(struct engine *e)
 	/* Jobs Slurm has forgotten: their exit record tells. */
 	for (int i = 0; i < ps.n; i++)
 		if (!ps.seen[i])
-			engine_step_finished(e, &ps.rows[i], NULL);
+			ingest_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
 	free(ps.seen);
@@ -923,9 +923,9 @@ static void poll_daemon_children(struct engine *e)
 						   .exit_code = -1,
 						   .signal = SIGALRM };
 
-			engine_step_finished(e, s, &end);
+			ingest_step_finished(e, s, &end);
 		} else {
-			engine_step_finished(e, s, NULL);
+			ingest_step_finished(e, s, NULL);
 		}
 		strbuf_release(&err);
 		free(dir);

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "engine.h"
+#include "engine_state.h"
 #include "job_host.h"
 #include "pipeline.h"
 #include "strbuf.h"
