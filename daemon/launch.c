@@ -29,12 +29,11 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "history.h"
 #include "log.h"
 #include "records.h"
-#include "run_info.h"
 #include "slurm.h"
 #include "spool_dirs.h"
+#include "step_inputs.h"
 #include "step_policy.h"
 #include "util.h"
 
@@ -203,7 +202,8 @@ static void attempt_names(const struct step_row *s, int attempt, char **step,
 }
 
 /*
- * Make the attempt directory dir, write params.tsv (and the history input)
+ * Make the attempt directory dir, write params.tsv (with what the daemon
+ * knows: step_inputs.h, and the history input)
  * into it, then hand it to the user; through descriptors only
  * (spool_dirs.h): the run's and the step's directories must be root's
  * alone, and the attempt directory is made here, fresh (one left by an
@@ -251,14 +251,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
-	rc = history_prepare(e, s, att_fd, dir, uid, gid, &spec, err);
+	rc = step_inputs_prepare(e, s, att_fd, dir, uid, gid, &spec, err);
 	if (rc < 0)
 		goto out;
-	if (s->on_daemon && run_info_add(e->db, s->run_id, s->id, &spec) < 0) {
-		strbuf_addf(err, "cannot read the run's records: %s", db_error(e->db));
-		rc = -EIO;
-		goto out;
-	}
 	job_spec_format(&spec, &params);
 	rc = spool_file_write(att_fd, JOB_PARAMS_FILE, params.buf, params.len,
 			      uid, gid, 0600);
