@@ -950,6 +950,7 @@ static void step_release(struct pipeline_step *st)
 	free(st->opts);
 	free(st->timeout_text);
 	free(st->pending_limit_text);
+	free(st->program_option);
 }
 
 void pipeline_free(struct pipeline *p)

@@ -83,7 +83,7 @@ struct ert_config {
 };
 
 static const struct rl_option ert_options[] = {
-	{ "bench", RL_OPT_STRING, NULL, offsetof(struct ert_config, bench),
+	{ "bench", RL_OPT_STRING | RL_OPT_PROGRAM, NULL, offsetof(struct ert_config, bench),
 	  "ert-bench program (default: $ROOFLINE_LIBEXEC/ert-bench, then PATH)", 0 },
 	{ "precisions", RL_OPT_LIST, "fp64,fp32,fp16,tensor",
 	  offsetof(struct ert_config, precisions),

@@ -49,7 +49,7 @@
 
 #define OPT(k, t, d, f, h) { k, t, d, offsetof(struct gp_config, f), h, 0 }
 static const struct rl_option gp_options[] = {
-	OPT("gnuplot", RL_OPT_STRING, "gnuplot", gnuplot, "the gnuplot program (a name is searched in PATH)"),
+	OPT("gnuplot", RL_OPT_STRING | RL_OPT_PROGRAM, "gnuplot", gnuplot, "the gnuplot program (a name is searched in PATH)"),
 	OPT("formats", RL_OPT_LIST, "png,svg", formats, "images to write: png, svg"),
 	OPT("mode", RL_OPT_STRING, "auto", mode, "auto, roofline, compare, history, fleet, gpu_history or trajectory (auto: compare when the points come from several steps, trajectory when a trajectory_step record judges them, history with only trend records, fleet with fleet_gpu records, gpu_history with gpu_night records)"),
 	OPT("title", RL_OPT_STRING, NULL, title, "chart title (default: by kind and GPU)"),

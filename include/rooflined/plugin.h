@@ -84,6 +84,19 @@ enum rl_opt_type {
 	                      (a program), other elements are plain strings */
 };
 
+/*
+ * Or'ed into the type of a string, path or list option: the option names a
+ * program the plugin runs, or what it tells that program (a command option
+ * is one whatever its type says).  A user's run may not set such an option
+ * on a step `on: daemon`, where rooflined runs the facility's programs
+ * (rooflined.yaml: user_daemon_steps, ncu_program, gnuplot_program).  The
+ * loader refuses it on another type; a host older than it refuses the
+ * plugin's option table (an unknown type), so a plugin using it says so.
+ * RL_OPT_TYPE() is the type without it.
+ */
+#define RL_OPT_PROGRAM 0x100
+#define RL_OPT_TYPE(type) ((enum rl_opt_type)((type) & 0xff))
+
 /* A list option's value; the host owns the strings. */
 struct rl_strlist {
 	size_t n;
