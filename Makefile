@@ -170,20 +170,21 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds, the layering check (scripts/layering), the fuzz targets' short run (mk/fuzz.mk:
-# each target's corpus and 10 s of fuzzing), builds the Debian packages from a clean
+# tests in the debug and san builds, the layering check (scripts/layering),
+# the fuzz targets' short run (mk/fuzz.mk: each target's corpus and 5 s of
+# fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package tests (tests/package/: the
-# .debs installed, run and purged; docs/install.md run as written) on two
+# .debs installed, run and purged; docs/install.md run as written) on three
 # freshly started local clusters, which it stops whatever happens.  `make
-# package-check` is the package tests alone.  The builds use every core (JOBS); within each half the tests
-# run one at a time.
+# package-check` is the package tests alone.  The builds use every core
+# (JOBS); within each group the tests run one at a time.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
 # sm_90, to keep the check short; `make` and `make VARIANT=release` build every
-# architecture.  The integration tests run in two halves at once, each on a
-# cluster of its own (scripts/run-integration --jobs 2): they mostly wait.
+# architecture.  The integration tests run in three groups at once, each on a
+# cluster of its own (scripts/run-integration --jobs 3): they mostly wait.
 CHECK_CUDA := ERT_ARCHS=90 CUDA_ARCHS=90
 
 check:
@@ -196,7 +197,7 @@ check:
 	$(MAKE) -j$(JOBS) fuzz-check
 	$(MAKE) deb DEB_JOBS=$(JOBS)
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
-	  scripts/run-integration VARIANT=san --no-build --jobs 2 \
+	  scripts/run-integration VARIANT=san --no-build --jobs 3 \
 	  tests/integration/*.t tests/package/*.t
 
 # The layers of docs/architecture.md: includes, calls (nm over this build's

@@ -17,9 +17,12 @@ for f in tests/fixtures/ert/h100-quick.tsv tests/fixtures/ncu/kernel_abc.raw.csv
 	cp "$ROOT/$f" "$TEST_TMP/" && chmod 0644 "$TEST_TMP/$(basename "$f")"
 done
 PIPE=$ROOT/pipelines/kernel-abc-replay.yaml
+# The variants are one pipeline, named for this test alone: a run of
+# kernel-abc-replay by another test in the same cluster would be its baseline.
 variant() { # variant NAME KERNEL_RULES CEILING_RULES: a pipeline file
 	local out=$TEST_TMP/$1.yaml
-	sed -E "s|with: \{ file: inputs/kernel_abc.raw.csv \}|with: { file: inputs/kernel_abc.raw.csv, perturb: [$2] }|;
+	sed -E "s|^name: kernel-abc-replay$|name: regressions-replay|;
+		s|with: \{ file: inputs/kernel_abc.raw.csv \}|with: { file: inputs/kernel_abc.raw.csv, perturb: [$2] }|;
 		s|with: \{ replay: inputs/h100-quick.tsv, replay_as: recorded \}|with: { replay: inputs/h100-quick.tsv, replay_as: recorded, perturb: [$3] }|" \
 		"$PIPE" >"$out"
 	chmod 0644 "$out"
@@ -40,6 +43,7 @@ PLAIN=$(variant plain "" "")
 MOVED=$(variant moved '"kernel_C* dram__bytes.* +60%", "kernel_A* gpu__time_duration.* +30%"' "")
 ROOF=$(variant roof '"kernel_A* gpu__time_duration.* +40%"' '"*/* fp64_fma sm_clock=1410"')
 is "$(grep -c 'perturb: \[' "$MOVED") $(grep -c 'perturb: \["' "$ROOF")" "2 2" "the variants carry their perturbations"
+is "$(cat "$PLAIN" "$MOVED" "$ROOF" | grep -c '^name: regressions-replay$')" 3 "the variants carry this test's pipeline name"
 
 r1=$(submit "$PLAIN" 2026-10-01)
 is "$(run_state "$r1")" succeeded "run 1 (plain): succeeded"
