@@ -833,7 +833,7 @@ static enum rl_result collect_rank(struct rl_ctx *ctx, struct job *j, long rank,
 static enum rl_result run_ranks(struct rl_ctx *ctx, const struct ncu_config *cfg,
 				struct job *j)
 {
-	const char *launcher = rl_step_setting(ctx, "launcher");
+	const char *launcher = rl_step_setting(ctx, "launcher"), *gpt;
 	char err[256], *lpath, *log = join(ctx->out_dir, "launcher.log");
 	struct launch_ranks rk;
 	struct argv_buf a = { 0 };
@@ -852,12 +852,14 @@ static enum rl_result run_ranks(struct rl_ctx *ctx, const struct ncu_config *cfg
 		rl_error(ctx, "%s", err);
 		goto out_free;
 	}
-	if (launch_build(&a, launcher, lpath, j->tasks, &rk, ctx->out_dir, j->argv.v)) {
+	gpt = rl_step_setting(ctx, "gpus_per_task");
+	if (launch_build(&a, launcher, lpath, j->tasks, gpt ? strtol(gpt, NULL, 10) : 0,
+			 &rk, ctx->out_dir, j->argv.v)) {
 		rl_error(ctx, "out of memory");
 		goto out_ranks;
 	}
-	rl_info(ctx, "running %ld ranks with %s in %s, ncu on rank(s) %s: %s", j->tasks,
-		lpath, j->workdir, a.v[strcmp(launcher, "mpirun") == 0 ? 8 : 7], j->command);
+	rl_info(ctx, "running %ld ranks with %s in %s, ncu on %s rank(s): %s", j->tasks,
+		lpath, j->workdir, rk.all ? "every" : "the named", j->command);
 	t0 = now_s();
 	rc = run_child(a.v, &io);
 	wall = now_s() - t0;

@@ -101,7 +101,7 @@ static char *ranks_text(const struct launch_ranks *r)
 }
 
 int launch_build(struct argv_buf *out, const char *launcher,
-		 const char *launcher_path, long tasks,
+		 const char *launcher_path, long tasks, long gpus_per_task,
 		 const struct launch_ranks *r, const char *out_dir,
 		 char *const *ncu_argv)
 {
@@ -122,6 +122,12 @@ int launch_build(struct argv_buf *out, const char *launcher,
 		err = argv_add(out, "-np") || argv_add_owned(out, strdup(tasks_text));
 	else if (!err)
 		err = argv_add(out, "--kill-on-bad-exit=1");
+	if (!err && strcmp(launcher, "mpirun") != 0 && gpus_per_task > 0) {
+		char bind[48];
+
+		snprintf(bind, sizeof(bind), "--gpu-bind=per_task:%ld", gpus_per_task);
+		err = argv_add_owned(out, strdup(bind));
+	}
 	err = err ? err : argv_add(out, "/bin/bash");
 	err = err ? err : argv_add(out, "-c");
 	err = err ? err : argv_add(out, rank_script);

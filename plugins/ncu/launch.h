@@ -4,7 +4,7 @@
  * mpirun), and ncu wraps the ranks the step names (option `ranks`), one
  * collection per rank, as NERSC's "Nsight Compute under srun" does:
  *
- *   srun --kill-on-bad-exit=1 /bin/bash -c SCRIPT rooflined-rank
+ *   srun --kill-on-bad-exit=1 [--gpu-bind=per_task:G] /bin/bash -c SCRIPT rooflined-rank
  *        OUT RANKS KIND N NCU-ARGS(N items) PROGRAM ARGS...
  *   mpirun -np TASKS /bin/bash -c SCRIPT ...   (the same after it)
  *
@@ -52,11 +52,13 @@ long launch_ranks_at(const struct launch_ranks *r, size_t i);
  * The launcher's command line around ncu_argv (argv_build's, which holds
  * "--log-file" PATH "--" PROGRAM ARGS...: the log file is replaced per
  * rank) into out (empty, zeroed).  launcher_path: srun's or mpirun's
- * path; mpirun gets "-np TASKS".  Borrows everything; 0 or -ENOMEM or
+ * path; mpirun gets "-np TASKS"; srun gets "--gpu-bind=per_task:G" when
+ * gpus_per_task G > 0 (Slurm 22.05's srun gives every task all of the
+ * job's GPUs of its node otherwise, whatever the job's --gpus-per-task).  Borrows everything; 0 or -ENOMEM or
  * -EINVAL (ncu_argv without "--log-file").
  */
 int launch_build(struct argv_buf *out, const char *launcher,
-		 const char *launcher_path, long tasks,
+		 const char *launcher_path, long tasks, long gpus_per_task,
 		 const struct launch_ranks *r, const char *out_dir,
 		 char *const *ncu_argv);
 

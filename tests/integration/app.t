@@ -64,6 +64,7 @@ steps:
     env: { NCU_REPLAY_CSV: $APP/kernel_abc.raw.csv }
     tasks: 4
     tasks_per_node: 2
+    gpus_per_task: 1
     with:
       command: [$APP/bin/mpi_ranks]
       ranks: [all]
@@ -136,9 +137,13 @@ is "$(run_state "$r")" succeeded "4 ranks over 2 nodes (run $r) succeeded" ||
 	diag "$(sql "select error from steps where run_id = $r")
 $(tail -n 20 "$out_dir/launcher.log" "$out_dir/job.out" "$out_dir"/program.rank-*.log 2>&1)"
 for k in 0 1 2 3; do
-	like "$(cat "$out_dir/program.rank-$k.log" 2>/dev/null)" "rank $k of 4 sum 6 node " \
+	like "$(cat "$out_dir/program.rank-$k.log" 2>/dev/null)" "rank $k of 4 sum 6 gpus [0-9,]* node " \
 		"rank $k was one of one MPI world of 4 (pmix under srun)"
 done
+gpus_of() { sed -n 's/.* gpus \([^ ]*\) node.*/\1/p' "$out_dir/program.rank-$1.log" 2>/dev/null; }
+g0=$(gpus_of 0) g1=$(gpus_of 1)
+ok "gpus_per_task: 1: ranks 0 and 1 of one node have a GPU each, not the same ($g0, $g1)" \
+	test -n "$g0" -a "$g0" != none -a "$g0" != "$g1"
 per_rank=$(sql "select fields->>'rank', fields->>'node', count(*) from step_records where run_id = $r
 	and kind = 'kernel' group by 1, 2 order by 1" | tr '\n' ' ')
 note "kernel records per rank: $per_rank"
