@@ -90,7 +90,7 @@ static int on_record(void *arg, const char *kind, const struct rl_field *f)
 static void last_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "re");
-	char line[1024];
+	char line[512];
 
 	buf[0] = '\0';
 	while (f && fgets(line, sizeof(line), f)) {
@@ -149,7 +149,7 @@ static char *read_all(int fd, size_t *len)
 static int load_modules(char **modules, size_t n, const char *out_dir,
 			struct strbuf *err)
 {
-	char *log = xasprintf("%s/%s", out_dir, MODULES_LOG), *env, why[512];
+	char *log = xasprintf("%s/%s", out_dir, MODULES_LOG), *env, why[1024];
 	const char **argv = xcalloc(n + 5, sizeof(*argv));
 	int out[2], lfd, st, rc = 0;
 	size_t len;

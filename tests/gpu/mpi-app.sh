@@ -86,7 +86,9 @@ for u in munge postgres; do
 	getent passwd "$u" >/dev/null ||
 		useradd --system --user-group --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin "$u"
 done
-for p in ncu nvidia-smi; do
+# A Slurm job's PATH is /usr/local/bin:/usr/bin:/bin (daemon/launch.c): the
+# launcher (srun, from the unpacked stack) must be there too.
+for p in ncu nvidia-smi srun; do
 	if ! PATH=/usr/local/bin:/usr/bin:/bin command -v "$p" >/dev/null; then
 		src=$(command -v "$p" || ls /usr/local/cuda/bin/"$p" 2>/dev/null) &&
 			ln -sf "$src" /usr/local/bin/"$p" && echo "linked /usr/local/bin/$p -> $src" >>"$OUTDIR/env.txt"
