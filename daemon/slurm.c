@@ -58,8 +58,13 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	desc.tres_per_node = req->gres && *req->gres
 				     ? xasprintf("gres:%s", req->gres) : NULL;
 	desc.min_nodes = req->nodes > 0 ? (uint32_t)req->nodes : 1;
-	if (req->tasks > 0)
+	/* sbatch --ntasks also asks for a CPU per task: without min_cpus the
+	 * allocation may hold one CPU, and srun then refuses the step ("More
+	 * processors requested than permitted", seen on the 2-GPU machine) */
+	if (req->tasks > 0) {
 		desc.num_tasks = (uint32_t)req->tasks;
+		desc.min_cpus = (uint32_t)req->tasks;
+	}
 	if (req->tasks_per_node > 0)
 		desc.ntasks_per_node = (uint16_t)req->tasks_per_node;
 	desc.tres_per_task = req->gpus_per_task > 0

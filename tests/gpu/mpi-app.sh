@@ -48,11 +48,11 @@ step() { # step NAME CMD...: output into OUTDIR/NAME.out, time into steps.tsv
 
 finish() {
 	if [[ -n ${PGHOST:-} ]]; then
-		psql -X -A -F $'\t' -P footer=off -c "select r.fields->>'rank' as rank, r.fields->>'node' as node,
+		psql -X -A -F $'\t' -P footer=off -c "select s.run_id, r.fields->>'rank' as rank, r.fields->>'node' as node,
 			r.fields->>'gpu_uuid' as gpu_uuid, count(*) as kernels,
 			string_agg(r.fields->>'gpu__time_duration.sum', ',' order by r.seq) as gpu_time_ns
 			from step_records r join steps s on s.id = r.step
-			where r.kind = 'kernel' group by 1, 2, 3 order by 1" >"$OUTDIR/ranks.tsv" 2>&1
+			where r.kind = 'kernel' group by 1, 2, 3, 4 order by 1, 2" >"$OUTDIR/ranks.tsv" 2>&1
 		psql -X -A -F $'\t' -P footer=off -c "select s.run_id, s.state, s.error, r.fields::text
 			from steps s left join step_records r on r.step = s.id and r.kind = 'collect_summary'
 			order by s.run_id, r.seq" >"$OUTDIR/summary.tsv" 2>&1
@@ -130,4 +130,12 @@ home=$(getent passwd "$ROOFLINE_DEMO_USER" | cut -d: -f6)
 install -d -o "$ROOFLINE_DEMO_USER" -m 0755 "$home/jacobi" "$home/jacobi/bin"
 install -o "$ROOFLINE_DEMO_USER" -m 0755 "$APPDIR/jacobi" "$home/jacobi/bin/jacobi"
 
-step demo "$REPO/scripts/demo" "$REPO/tests/gpu/mpi-app.yaml"
+step demo "$REPO/scripts/demo" "$REPO/tests/gpu/mpi-app.yaml" && exit 0
+# If srun's mpi/pmix cannot serve the machine's MPI (a machine with an Open
+# MPI and PMIx of its own, newer than the ones Slurm's plugin was built
+# for), the same pipeline with `launcher: mpirun` (one node: mpirun starts
+# the ranks itself, no Slurm PMIx), so that the ranks are still profiled
+# through the product's path; demo-mpirun.out says how that went.
+sed 's/^    tasks: 2$/    tasks: 2\n    launcher: mpirun/' "$REPO/tests/gpu/mpi-app.yaml" >"$ROOFLINE_VAR/mpi-app-mpirun.yaml"
+grep -q 'launcher: mpirun' "$ROOFLINE_VAR/mpi-app-mpirun.yaml" &&
+	step demo-mpirun "$REPO/scripts/demo" "$ROOFLINE_VAR/mpi-app-mpirun.yaml"
