@@ -35,6 +35,7 @@ $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/perturb.o
 $(B)/tests/test_ncu_csv: $(NCU_OBJS)
 $(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 $(B)/tests/test_ncu_import: $(NCU_OBJS) $(B)/obj/plugins/ncu/perturb.o
+$(B)/tests/test_ncu_launch: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
 $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
