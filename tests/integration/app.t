@@ -51,7 +51,7 @@ steps:
     workdir: ~/app24-$$/run
     env: { APP_GREETING: hello, MODULESHOME: $APP/modules, NCU_REPLAY_CSV: $APP/kernel_abc.raw.csv }
     modules: [standin/1.0]
-    tasks: 1
+    tasks: 2
     with:
       command: [$APP/bin/userapp, deck.in]
 $(common)
@@ -125,6 +125,11 @@ like "$args" "--metrics
 is "$(sql "select count(*) from step_records where run_id = $r and kind = 'kernel' and fields->>'rank' = '0'")" \
 	"$(sql "select count(*) from step_records where run_id = $r and kind = 'kernel'")" \
 	"every kernel record is rank 0's"
+like "$(cat "$out_dir/program.rank-1.log" 2>/dev/null)" "deck=deck 7" \
+	"rank 1 ran the program too (tasks: 2, one CPU each: the job asked for them)"
+ok "rank 1 was not profiled (ranks: [0] by default)" test ! -e "$out_dir/ncu.rank-1.csv"
+like "$(cat "$out_dir/job.out")" "running 2 ranks with [^ ]*/srun in $APP/run, ncu on the named rank" \
+	"the plugin's launcher path: srun, in the workdir"
 like "$(sql "select fields->>'modules' || ' ' || (fields->>'workdir') from step_records where run_id = $r and kind = 'collect_summary'")" \
 	"standin/1.0 $APP/run" "the summary records the modules loaded and the workdir"
 like "$(sql "select options from steps where run_id = $r")" "module	name=standin/1.0" \
