@@ -29,7 +29,7 @@ NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=c
 # ---- modules ---------------------------------------------------------------
 # common/: libc-only helpers shared by every program (job side included).
 COMMON_SRC := common/log.c common/records.c common/strbuf.c common/util.c \
-              common/plugin_loader.c common/options.c common/job_host.c \
+              common/plugin_loader.c common/options.c common/job_host.c common/app_env.c \
               common/paths.c common/html.c common/utf8.c \
               common/kernel_name.c
 # Modules that wrap one external library each.

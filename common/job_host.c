@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_env.h"
 #include "log.h"
 #include "options.h"
 #include "plugin_loader.h"
@@ -19,6 +20,7 @@ void job_spec_init(struct job_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
 	strbuf_init(&spec->run_info);
+	strbuf_init(&spec->app);
 }
 
 static void pairs_free(struct job_pair *v, size_t n)
@@ -40,6 +42,7 @@ void job_spec_release(struct job_spec *spec)
 	pairs_free(spec->inputs, spec->n_inputs);
 	pairs_free(spec->missing, spec->n_missing);
 	strbuf_release(&spec->run_info);
+	strbuf_release(&spec->app);
 	job_spec_init(spec);
 }
 
@@ -90,6 +93,20 @@ int job_spec_add_run_info(struct job_spec *spec, const char *kind,
 	return records_format(&spec->run_info, kind, fields);
 }
 
+bool job_spec_is_app(const char *kind)
+{
+	return strcmp(kind, "app") == 0 || strcmp(kind, "env") == 0 ||
+	       strcmp(kind, "module") == 0;
+}
+
+int job_spec_add_app(struct job_spec *spec, const char *kind,
+		     const struct rl_field *fields)
+{
+	if (!job_spec_is_app(kind))
+		return -EINVAL;
+	return records_format(&spec->app, kind, fields);
+}
+
 void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 {
 	char run[32], attempt[32];
@@ -114,6 +131,7 @@ void job_spec_format(const struct job_spec *spec, struct strbuf *out)
 			{ "step", spec->missing[i].a }, { "why", spec->missing[i].b },
 			{ NULL, NULL } });
 	strbuf_add(out, spec->run_info.buf, spec->run_info.len);
+	strbuf_add(out, spec->app.buf, spec->app.len);
 }
 
 static int load_record(void *arg, const char *kind, const struct rl_field *f)
@@ -157,6 +175,8 @@ static int load_record(void *arg, const char *kind, const struct rl_field *f)
 	}
 	if (job_spec_is_run_info(kind))
 		return job_spec_add_run_info(spec, kind, f);
+	if (job_spec_is_app(kind))
+		return job_spec_add_app(spec, kind, f);
 	return 0;
 }
 
@@ -186,6 +206,7 @@ struct host_state {
 	char last_error[1024];
 	char **paths;        /* strings returned by input_path */
 	size_t n_paths;
+	struct app_env app;  /* the step's settings, applied (app_env.h) */
 };
 
 static void host_log(struct rl_ctx *ctx, enum rl_log_level level,
@@ -314,6 +335,13 @@ static int host_each_run_info(struct rl_ctx *ctx, const char *kind,
 	return rc;
 }
 
+static const char *host_setting(struct rl_ctx *ctx, const char *key)
+{
+	struct host_state *hs = ctx->host_data;
+
+	return app_env_get(&hs->app, key);
+}
+
 static const struct rl_host job_host_api = {
 	.size = sizeof(struct rl_host),
 	.log = host_log,
@@ -321,6 +349,7 @@ static const struct rl_host job_host_api = {
 	.each_input = host_each_input,
 	.input_path = host_input_path,
 	.each_run_info = host_each_run_info,
+	.setting = host_setting,
 };
 
 const char *job_result_name(enum rl_result r)
@@ -488,6 +517,14 @@ enum rl_result job_host_run(const struct job_spec *spec, const char *plugin_dir)
 		r = RL_RETRY;
 		goto out_close;
 	}
+	/* The user's environment, modules and working directory, checked
+	 * here on the node, before the plugin starts anything. */
+	if (spec->app.len && app_env_apply(spec->app.buf, spec->run_dir,
+					   spec->out_dir, &hs.app, &err) < 0) {
+		snprintf(hs.last_error, sizeof(hs.last_error), "%s", err.buf);
+		log_msg(RL_LOG_ERROR, hs.who, "%s", err.buf);
+		goto out_close;
+	}
 	hs.records = fopen(tmp, "we");
 	if (!hs.records) {
 		snprintf(hs.last_error, sizeof(hs.last_error), "cannot create %s: %s",
@@ -536,6 +573,7 @@ out_exit:
 	for (size_t i = 0; i < hs.n_paths; i++)
 		free(hs.paths[i]);
 	free(hs.paths);
+	app_env_release(&hs.app);
 	free(tmp);
 	free(final);
 	strbuf_release(&err);

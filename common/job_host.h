@@ -52,7 +52,17 @@ struct job_spec {
 				 * records about the run (RUN_INFO_KINDS), as
 				 * params.tsv lines, served to the plugin by
 				 * each_run_info; empty for Slurm steps */
+	struct strbuf app;      /* the step's `app`, `env` and `module` records
+				 * (workdir, env, modules, tasks, ...), as
+				 * params.tsv lines; applied on the node by
+				 * common/app_env.h; empty when none */
 };
+
+/* The kinds of app record params.tsv may carry. */
+bool job_spec_is_app(const char *kind);
+/* Append an app record (kind: see job_spec_is_app).  0 or -EINVAL. */
+int job_spec_add_app(struct job_spec *spec, const char *kind,
+		     const struct rl_field *fields);
 
 /* The kinds of run-info record params.tsv may carry. */
 bool job_spec_is_run_info(const char *kind);

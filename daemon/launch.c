@@ -41,6 +41,7 @@
 struct slurm_opts {
 	char *partition, *gres, *account, *qos, *constraint;
 	long time_s, nodes;
+	long tasks, tasks_per_node, gpus_per_task; /* the `app` record's */
 };
 
 static int read_option_record(void *arg, const char *kind,
@@ -71,6 +72,29 @@ static int read_slurm_record(void *arg, const char *kind,
 	if ((v = rl_field_get(f, "nodes")))
 		util_parse_long(v, &so->nodes);
 	return 0;
+}
+
+static int read_app_record(void *arg, const char *kind,
+			   const struct rl_field *f)
+{
+	struct slurm_opts *so = arg;
+	const char *v;
+
+	(void)kind;
+	if ((v = rl_field_get(f, "tasks")))
+		util_parse_long(v, &so->tasks);
+	if ((v = rl_field_get(f, "tasks_per_node")))
+		util_parse_long(v, &so->tasks_per_node);
+	if ((v = rl_field_get(f, "gpus_per_task")))
+		util_parse_long(v, &so->gpus_per_task);
+	return 0;
+}
+
+/* The step's `app`, `env` and `module` records, on to params.tsv. */
+static int copy_app_record(void *arg, const char *kind,
+			   const struct rl_field *f)
+{
+	return job_spec_add_app(arg, kind, f);
 }
 
 static void slurm_opts_release(struct slurm_opts *so)
@@ -245,6 +269,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 	spec.run_id = s->run_id;
 	spec.attempt = attempt;
 	each_option_record(s, "option", read_option_record, &spec);
+	each_option_record(s, "app", copy_app_record, &spec);
+	each_option_record(s, "env", copy_app_record, &spec);
+	each_option_record(s, "module", copy_app_record, &spec);
 	step_policy_programs(e->cfg, s, &spec);
 	if (add_inputs(e, s, &spec) < 0) {
 		strbuf_addf(err, "cannot read the step's inputs: %s", db_error(e->db));
@@ -347,6 +374,7 @@ static void job_request_build(struct engine *e, const struct step_row *s,
 	jr->env = job_environment(e, uid);
 	strbuf_init(&jr->script);
 	each_option_record(s, "slurm", read_slurm_record, &jr->so);
+	each_option_record(s, "app", read_app_record, &jr->so);
 	if (s->timeout_s > 0)
 		jr->so.time_s = s->timeout_s;
 	strbuf_addstr(&jr->script, "#!/bin/sh\n# rooflined step attempt\nexec ");
@@ -363,6 +391,8 @@ static void job_request_build(struct engine *e, const struct step_row *s,
 		.exclude = !s->node[0] && s->avoid_nodes && s->avoid_nodes[0]
 				   ? s->avoid_nodes : NULL,
 		.nodes = jr->so.nodes > 0 ? jr->so.nodes : 1,
+		.tasks = jr->so.tasks, .tasks_per_node = jr->so.tasks_per_node,
+		.gpus_per_task = jr->so.gpus_per_task,
 		.time_limit_s = jr->so.time_s, .uid = uid, .gid = gid,
 		.env = jr->env,
 	};

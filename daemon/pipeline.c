@@ -36,7 +36,8 @@ static const char *const slurm_keys[] = {
 };
 static const char *const step_keys[] = {
 	"id", "plugin", "needs", "on", "with", "retries", "timeout",
-	"pending_limit", "min_success", NULL,
+	"pending_limit", "min_success", "workdir", "env", "modules", "tasks",
+	"tasks_per_node", "gpus_per_task", "launcher", NULL,
 };
 
 /* " (did you mean 'x'?)" or "", as three %s arguments */
@@ -610,9 +611,16 @@ static void load_step(struct loader *ld, struct pipeline *p, size_t i,
 	}
 	load_step_id(ld, p, i, node, all);
 	ytree_check_keys(&ld->e, node, step_keys, aux->where);
-	load_step_plugin(ld, st, node, aux->where);
+	/* `on` first: a step's plugin options and its app keys depend on
+	 * where it runs */
 	load_step_scalars(ld, st, node, aux->where);
+	load_step_plugin(ld, st, node, aux->where);
 	load_step_needs(ld, st, node, aux);
+	pipeline_app_load(&ld->e, &st->app, node, st->on_daemon, aux->where);
+	pipeline_app_check_nodes(&ld->e, &st->app, node, p->slurm.node_count,
+				 p->slurm.nodes == PIPELINE_NODES_COUNT &&
+					 p->slurm.nodes_at.line != 0,
+				 aux->where);
 }
 
 static size_t step_index(const struct pipeline *p, const char *id)
@@ -951,6 +959,7 @@ static void step_release(struct pipeline_step *st)
 	free(st->timeout_text);
 	free(st->pending_limit_text);
 	free(st->program_option);
+	pipeline_app_release(&st->app);
 }
 
 void pipeline_free(struct pipeline *p)

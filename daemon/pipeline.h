@@ -22,6 +22,7 @@
 
 #include "cron.h"
 #include "job_host.h" /* struct job_pair */
+#include "pipeline_app.h"
 #include "strbuf.h"
 
 #define PIPELINE_NAME_MAX 64
@@ -99,6 +100,8 @@ struct pipeline_step {
 	                           fanned-out step's instances that must
 	                           succeed; 0: at least one */
 	struct pipeline_pos timeout_at; /* where; 0:0 when absent */
+	struct pipeline_app app; /* Slurm steps: workdir, env, modules, tasks,
+	                            ... (pipeline_app.h); zero when unset */
 	unsigned line, col;     /* where the step's mapping starts */
 };
 

@@ -191,6 +191,11 @@ static bool set_option(const struct option_ctx *c, const struct rl_option *opt,
 		report_option(c->e, v, key, err.buf, c->where);
 		ok = false;
 	} else if (opt && opt->type == RL_OPT_COMMAND && idx == 0 &&
+		   !c->st->on_daemon && (text[0] == '/' || !strcmp(text, "~") ||
+					 !strncmp(text, "~/", 2))) {
+		/* a Slurm step runs as its user: any program the user can
+		 * run, resolved on the compute node */
+	} else if (opt && opt->type == RL_OPT_COMMAND && idx == 0 &&
 		   strchr(text, '/') && !util_path_is_contained(text)) {
 		ytree_error(c->e, v, "option '%s'%s: program '%s' is outside the "
 				     "run directory (give a program name to find "

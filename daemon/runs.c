@@ -193,7 +193,10 @@ static void step_options_text(const struct pipeline *p,
 			{ NULL, NULL } });
 	snprintf(time_s, sizeof(time_s), "%ld", sl->time_s);
 	snprintf(nodes, sizeof(nodes), "%ld",
-		 sl->nodes == PIPELINE_NODES_COUNT ? sl->node_count : 1);
+		 sl->nodes == PIPELINE_NODES_COUNT
+			 ? pipeline_app_nodes(&st->app, sl->node_count,
+					      sl->nodes_at.line != 0)
+			 : 1);
 	records_format(out, "slurm", (const struct rl_field[]){
 		{ "partition", sl->partition ? sl->partition : "" },
 		{ "gres", gres },
@@ -201,6 +204,7 @@ static void step_options_text(const struct pipeline *p,
 		{ "qos", sl->qos ? sl->qos : "" },
 		{ "constraint", sl->constraint ? sl->constraint : "" },
 		{ "time_s", time_s }, { "nodes", nodes }, { NULL, NULL } });
+	pipeline_app_format(&st->app, out);
 	free(gres);
 }
 

@@ -58,6 +58,18 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	desc.tres_per_node = req->gres && *req->gres
 				     ? xasprintf("gres:%s", req->gres) : NULL;
 	desc.min_nodes = req->nodes > 0 ? (uint32_t)req->nodes : 1;
+	/* sbatch --ntasks also asks for a CPU per task: without min_cpus the
+	 * allocation may hold one CPU, and srun then refuses the step ("More
+	 * processors requested than permitted", seen on the 2-GPU machine) */
+	if (req->tasks > 0) {
+		desc.num_tasks = (uint32_t)req->tasks;
+		desc.min_cpus = (uint32_t)req->tasks;
+	}
+	if (req->tasks_per_node > 0)
+		desc.ntasks_per_node = (uint16_t)req->tasks_per_node;
+	desc.tres_per_task = req->gpus_per_task > 0
+				     ? xasprintf("gres:gpu:%ld", req->gpus_per_task)
+				     : NULL;
 	if (req->time_limit_s > 0)
 		desc.time_limit = (uint32_t)((req->time_limit_s + 59) / 60);
 	desc.user_id = req->uid;
@@ -88,6 +100,7 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	free(desc.req_nodes);
 	free(desc.exc_nodes);
 	free(desc.tres_per_node);
+	free(desc.tres_per_task);
 	return rc;
 }
 

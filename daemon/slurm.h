@@ -35,6 +35,9 @@ struct slurm_job_request {
 	const char *nodelist;   /* required node(s), NULL: any */
 	const char *exclude;    /* nodes to avoid ("a,b"), NULL: none */
 	long nodes;             /* number of nodes, >= 1 */
+	long tasks;             /* --ntasks; 0: Slurm's default */
+	long tasks_per_node;    /* --ntasks-per-node; 0: none */
+	long gpus_per_task;     /* --gpus-per-task; 0: none */
 	long time_limit_s;      /* 0: the partition's default */
 	uid_t uid;
 	gid_t gid;

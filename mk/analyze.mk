@@ -15,6 +15,7 @@ PLUGINS_DAEMON += hierarchical
 
 # ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
 HIER_PIC_OBJS := $(B)/obj/plugins/hierarchical/points.o \
+                 $(B)/obj/plugins/hierarchical/ranks.o \
                  $(B)/obj/plugins/hierarchical/roofline_math.o \
                  $(B)/obj/plugins/ncu/ncu_table.o \
                  $(B)/obj/plugins/ncu/ncu_text.o \
@@ -29,10 +30,12 @@ NCU_TABLE_OBJS := $(B)/obj/plugins/ncu/ncu_table.o $(B)/obj/plugins/ncu/ncu_text
 
 $(B)/tests/test_roofline_math: $(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS)
 $(B)/tests/test_hierarchical: $(B)/obj/plugins/hierarchical/points.o \
+	$(B)/obj/plugins/hierarchical/ranks.o \
 	$(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS)
 
 # ---- the analysis benchmark (bench/analysis-bench.sh builds and runs it) ----
 $(B)/bench/analysis-bench: bench/analysis-bench.c $(B)/obj/plugins/hierarchical/points.o \
+	$(B)/obj/plugins/hierarchical/ranks.o \
 	$(B)/obj/plugins/hierarchical/roofline_math.o $(NCU_TABLE_OBJS) \
 	$(B)/obj/common/records.o $(B)/obj/common/strbuf.o $(B)/obj/common/util.o \
 	$(B)/obj/common/options.o

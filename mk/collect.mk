@@ -25,13 +25,14 @@ NCU_MODULES  := ncu_csv ncu_table ncu_record ncu_text ncu_value strmap
 NCU_PIC_OBJS := $(patsubst %,$(B)/obj/plugins/ncu/%.o,$(NCU_MODULES))
 NCU_OBJS     := $(NCU_PIC_OBJS)
 
-$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
+$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/perturb.o
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_ncu_csv: $(NCU_OBJS)
-$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o
+$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 $(B)/tests/test_ncu_import: $(NCU_OBJS) $(B)/obj/plugins/ncu/perturb.o
+$(B)/tests/test_ncu_launch: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
 $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)

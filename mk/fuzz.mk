@@ -28,11 +28,11 @@ ifeq ($(VARIANT),fuzz)
 # another: job_host needs the plugin loader and options, ...).
 FUZZ_BASE := $(patsubst %,$(B)/obj/%.o,common/log common/records \
                common/strbuf common/util common/plugin_loader common/options \
-               common/job_host common/paths common/cron common/utf8 \
+               common/job_host common/app_env common/paths common/cron common/utf8 \
                tests/fuzz/harness)
 
 $(B)/fuzz/fuzz_pipeline: $(patsubst %,$(B)/obj/%.o,daemon/pipeline \
-	daemon/plugin_check common/yaml_tree)
+	daemon/plugin_check daemon/pipeline_app common/yaml_tree)
 $(B)/fuzz/fuzz_ncu_csv: $(patsubst %,$(B)/obj/plugins/ncu/%.o,ncu_csv ncu_table \
 	ncu_record ncu_text ncu_value strmap)
 $(B)/fuzz/fuzz_perturb: $(B)/obj/plugins/ncu/perturb.o \

@@ -13,7 +13,7 @@ COMMON_SRC += common/cron.c
 # (libyaml).  Extra prerequisites of a link rule land in its $^ once each,
 # whether or not the Makefile's own lists name them too.
 PIPELINE_OBJS := $(B)/obj/daemon/pipeline.o $(B)/obj/daemon/plugin_check.o \
-                 $(B)/obj/common/yaml_tree.o
+                 $(B)/obj/daemon/pipeline_app.o $(B)/obj/common/yaml_tree.o
 $(B)/bin/roofline: $(PIPELINE_OBJS)
 $(B)/bin/rooflined: $(PIPELINE_OBJS)
 # The check against the cluster (roofline submit, validate --cluster): plain

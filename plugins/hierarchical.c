@@ -50,6 +50,12 @@
  *   gpu_name gpu_uuid gpu_index node cc     the GPU (uuid from the ceilings)
  *   caveat                hfma2.mma: the fp16 FLOPs may be HFMA2.MMA register
  *                         moves (docs/collect.md), not half-precision math
+ *   rank                  an MPI rank's kernel (its records carried `rank`):
+ *                         each rank's are points of their own
+ *
+ * For a kernel profiled on two or more ranks, `rank_balance` records per
+ * rank and over all ranks flag the ranks whose time is more than
+ * imbalance_pct off the mean (load imbalance; plugins/hierarchical/ranks.h).
  *
  * Numbers are %.15g; a field whose value is undefined is left out.  And one
  * `roof` record per ceiling used per GPU, emitted first: gpu_name gpu_uuid
@@ -78,6 +84,7 @@
 #include <string.h>
 
 #include "hierarchical/points.h"
+#include "hierarchical/ranks.h"
 #include "ncu/ncu_table.h"
 #include "hierarchical/roofline_math.h"
 #include "rooflined/plugin.h"
@@ -113,6 +120,8 @@ static const struct rl_option hier_options[] = {
 	  "ceilings only from the kernel's node and GPU (false: any GPU of the same name)", 0 },
 	{ "metrics_table", RL_OPT_STRING, NULL, offsetof(struct hier_config, metrics_table),
 	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
+	{ "imbalance_pct", RL_OPT_DOUBLE, "10", offsetof(struct hier_config, imbalance_pct),
+	  "MPI ranks: flag a rank whose time of a kernel is more than this % off the ranks' mean", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
@@ -748,6 +757,8 @@ static enum rl_result emit_all(struct job *j)
 	}
 	if (!rc && j->cfg->invocations)
 		rc = rl_each_input(j->ctx, "kernel", on_invocation, j);
+	if (!rc)
+		rc = ranks_emit(j, j->cfg->imbalance_pct);
 	if (rc) {
 		rl_error(j->ctx, "cannot emit records: %s", strerror(rc < 0 ? -rc : EIO));
 		return RL_RETRY;

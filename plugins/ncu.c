@@ -24,7 +24,15 @@
  *
  * A bare program name is looked up in $ROOFLINE_LIBEXEC (the reference
  * kernels), then the run directory, then PATH; a relative path is taken from
- * the run directory, which is also the program's working directory.
+ * the run directory; an absolute one (and "~/...", from $HOME) as it is.
+ * The program's working directory is the step's `workdir` (checked by the
+ * host), else the run directory.
+ *
+ * A step with `tasks` (an MPI program) is started through its launcher
+ * (srun, or mpirun) as that many ranks, and ncu wraps the ranks of option
+ * `ranks` (plugins/ncu/launch.h): one collection per rank, OUT/ncu.rank-R.csv,
+ * each of its device and kernel records tagged with `rank`, `node` (the
+ * rank's) and `gpu_uuid` (from nvidia-smi on the rank's node).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +49,7 @@
 
 #include "ncu/argv.h"
 #include "ncu/gpus.h"
+#include "ncu/launch.h"
 #include "ncu/ncu_csv.h"
 #include "ncu/ncu_record.h"
 #include "ncu/ncu_table.h"
@@ -74,6 +83,9 @@ static const struct rl_option ncu_options[] = {
 	  0 },
 	{ "device", RL_OPT_INT, "-1", offsetof(struct ncu_config, device),
 	  "profile on this GPU of the job (entry of CUDA_VISIBLE_DEVICES, else nvidia-smi index); -1: as given",
+	  0 },
+	{ "ranks", RL_OPT_LIST, NULL, offsetof(struct ncu_config, ranks),
+	  "steps with tasks: the MPI ranks to profile, one collection each ([0, 3], or [all]); none: [0]",
 	  0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -132,10 +144,18 @@ static char *search_dirs(const char *dirs, const char *name)
  */
 static char *find_program(const char *name, const char *run_dir, bool libexec)
 {
+	const char *home = getenv("HOME");
 	char *p;
 
 	if (name[0] == '/')
 		return is_executable(name) ? strdup(name) : NULL;
+	if (name[0] == '~' && (!name[1] || name[1] == '/') && home && *home) {
+		p = join(home, name[1] ? name + 2 : "");
+		if (p && is_executable(p))
+			return p;
+		free(p);
+		return NULL;
+	}
 	if (strchr(name, '/')) {
 		p = join(run_dir, name);
 		if (p && is_executable(p))
@@ -450,34 +470,53 @@ static void summarize(const struct ncu_csv *t, const struct ncu_record_column *c
  * so that the analysis and its readers never take an absent datapath for
  * no work (docs/collect.md).
  */
+/* The MPI path's tags of one rank's records; NULL fields: not MPI. */
+struct rank_tag {
+	const char *rank, *node;
+};
+
+/* extra[at..] = rank and node when tagged; returns the next free slot. */
+static size_t add_tags(struct rl_field *extra, size_t at, const struct rank_tag *tag)
+{
+	if (tag && tag->rank) {
+		extra[at++] = (struct rl_field){ "rank", tag->rank };
+		extra[at++] = (struct rl_field){ "node", tag->node };
+	}
+	extra[at] = (struct rl_field){ NULL, NULL };
+	return at;
+}
+
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			const char *version, const struct gpus *g,
-			const char *not_collected)
+			const char *not_collected, const struct rank_tag *tag)
 {
-	struct rl_field extra[] = {
+	struct rl_field extra[8] = {
 		{ "source", "ncu" }, { "ncu_version", version },
-		{ "tensor_not_collected", not_collected }, { NULL, NULL }, { NULL, NULL },
 	};
 	struct ncu_record rec = { 0 };
-	size_t i;
+	size_t i, k;
 	int err = 0;
 
 	for (i = 0; !err && i < t->n_devices; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[i]);
 
-		extra[2] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
-				  (struct rl_field){ NULL, NULL };
+		k = 2;
+		if (uuid)
+			extra[k++] = (struct rl_field){ "gpu_uuid", uuid };
+		add_tags(extra, k, tag);
 		err = ncu_record_device(t, i, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "device", rec.fields);
 	}
-	extra[2] = (struct rl_field){ "tensor_not_collected", not_collected };
 	for (i = 0; !err && i < t->n_launches; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[t->launches[i].device_index]);
 
-		extra[3] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
-				  (struct rl_field){ NULL, NULL };
+		k = 2;
+		extra[k++] = (struct rl_field){ "tensor_not_collected", not_collected };
+		if (uuid)
+			extra[k++] = (struct rl_field){ "gpu_uuid", uuid };
+		add_tags(extra, k, tag);
 		err = ncu_record_kernel(t, i, cols, ncols, extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
@@ -486,11 +525,22 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	return err;
 }
 
+/* One per collection (per rank on the MPI path, tagged like its kernels,
+ * with the launcher's command line and the modules the node loaded). */
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
-			double wall_s, const char *command, const char *not_collected)
+			double wall_s, const char *command, const char *not_collected,
+			const struct rank_tag *tag, const char *launcher)
 {
 	char kern[24], inv[24], pas[24], wall[32];
+	const char *workdir = rl_step_setting(ctx, "workdir");
+	const char *modules = getenv("LOADEDMODULES");
+	struct rl_field f[16] = {
+		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
+		{ "passes", pas }, { "wall_s", wall }, { "command", command },
+		{ "tensor_not_collected", not_collected },
+	};
+	size_t k = 7;
 	long kernels, passes;
 
 	summarize(t, cols, ncols, &kernels, &passes);
@@ -498,10 +548,14 @@ static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 	snprintf(inv, sizeof(inv), "%zu", t->n_launches);
 	snprintf(pas, sizeof(pas), "%ld", passes);
 	snprintf(wall, sizeof(wall), "%.6f", wall_s);
-	return rl_emit(ctx, "collect_summary", (const struct rl_field[]){
-		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
-		{ "passes", pas }, { "wall_s", wall }, { "command", command },
-		{ "tensor_not_collected", not_collected }, { NULL, NULL } });
+	if (workdir)
+		f[k++] = (struct rl_field){ "workdir", workdir };
+	if (modules && *modules)
+		f[k++] = (struct rl_field){ "modules", modules };
+	if (launcher)
+		f[k++] = (struct rl_field){ "launcher", launcher };
+	add_tags(f, k, tag);
+	return rl_emit(ctx, "collect_summary", f);
 }
 
 /* ---- plugin ----------------------------------------------------------------- */
@@ -588,6 +642,8 @@ struct job {
 	struct ncu_record_column *cols;
 	struct argv_buf argv;
 	struct ncu_csv *csv;
+	const char *workdir; /* the program's: the step's workdir or run dir */
+	long tasks;          /* the step's `tasks`; 0: not MPI */
 };
 
 static void job_release(struct job *j)
@@ -618,6 +674,15 @@ static enum rl_result prepare(struct rl_ctx *ctx, const struct ncu_config *cfg,
 {
 	if (!(j->ncu = resolve_ncu(cfg->ncu, ctx->run_dir))) {
 		rl_error(ctx, "cannot find ncu '%s' (on PATH or in /usr/local/cuda/bin)", cfg->ncu);
+		return RL_FAIL;
+	}
+	j->workdir = rl_step_setting(ctx, "workdir");
+	if (!j->workdir)
+		j->workdir = ctx->run_dir;
+	if (rl_step_setting(ctx, "tasks"))
+		j->tasks = strtol(rl_step_setting(ctx, "tasks"), NULL, 10);
+	if (j->tasks > 0 && cfg->device >= 0) {
+		rl_error(ctx, "device: each rank's GPU is the launcher's to give (gpus_per_task); leave device out of a step with tasks");
 		return RL_FAIL;
 	}
 	if (!(j->program = resolve_program(cfg->command.v[0], ctx->run_dir, true))) {
@@ -681,7 +746,7 @@ static bool first_error(const char *path, char *line, size_t size)
 /* Run ncu; then parse its table.  The log file holds ncu's own lines too. */
 static enum rl_result profile(struct rl_ctx *ctx, struct job *j, double *wall)
 {
-	struct child_io io = { .cwd = ctx->run_dir, .stdout_path = j->log_path };
+	struct child_io io = { .cwd = j->workdir, .stdout_path = j->log_path };
 	char err[NCU_CSV_ERRLEN];
 	double t0 = now_s();
 	int rc;
@@ -711,6 +776,111 @@ static enum rl_result profile(struct rl_ctx *ctx, struct job *j, double *wall)
 	return RL_OK;
 }
 
+/* The first ==ERROR== line of any profiled rank's log, as an error. */
+static void rank_errors(struct rl_ctx *ctx, const struct launch_ranks *rk, long tasks)
+{
+	char path[4096], line[512];
+
+	for (size_t i = 0; i < launch_ranks_count(rk, tasks); i++) {
+		snprintf(path, sizeof(path), "%s/ncu.rank-%ld.csv", ctx->out_dir,
+			 launch_ranks_at(rk, i));
+		if (first_error(path, line, sizeof(line))) {
+			rl_error(ctx, "%s: %s", path, line);
+			return;
+		}
+	}
+}
+
+/* One profiled rank's table into records tagged with rank and node. */
+static enum rl_result collect_rank(struct rl_ctx *ctx, struct job *j, long rank,
+				   double wall, const char *launcher)
+{
+	char path[4096], node[256], rank_text[24], err[NCU_CSV_ERRLEN];
+	struct ncu_csv *csv = NULL;
+	struct rank_tag tag = { rank_text, node };
+	int rc;
+
+	snprintf(rank_text, sizeof(rank_text), "%ld", rank);
+	if (launch_rank_info(ctx->out_dir, rank, node, sizeof(node), &j->gpus) < 0) {
+		rl_error(ctx, "rank %ld never started (no %s/rank-%ld.node): see %s/launcher.log",
+			 rank, ctx->out_dir, rank, ctx->out_dir);
+		return RL_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/ncu.rank-%ld.csv", ctx->out_dir, rank);
+	rc = ncu_csv_read_file(path, j->names, (size_t)j->n_sel, &csv, err, sizeof(err));
+	if (rc) {
+		rl_error(ctx, "rank %ld: %s", rank, rc == -ENOMEM ? "out of memory" : err);
+		return RL_FAIL;
+	}
+	if (!j->gpus.n)
+		rl_warn(ctx, "rank %ld on %s: no GPU UUIDs (nvidia-smi gave none)", rank, node);
+	rl_info(ctx, "rank %ld on %s: %zu kernel launches", rank, node, csv->n_launches);
+	rc = emit_kernels(ctx, csv, j->cols, (size_t)j->n_sel, j->version, &j->gpus,
+			  j->not_collected, &tag);
+	if (!rc)
+		rc = emit_summary(ctx, csv, j->cols, (size_t)j->n_sel, wall, j->command,
+				  j->not_collected, &tag, launcher);
+	ncu_csv_free(csv);
+	if (rc) {
+		rl_error(ctx, "cannot emit records");
+		return RL_RETRY;
+	}
+	return RL_OK;
+}
+
+/* The MPI path: the launcher starts `tasks` ranks, ncu wraps the named
+ * ones (launch.h); then every profiled rank's table becomes records. */
+static enum rl_result run_ranks(struct rl_ctx *ctx, const struct ncu_config *cfg,
+				struct job *j)
+{
+	const char *launcher = rl_step_setting(ctx, "launcher"), *gpt;
+	char err[256], *lpath, *log = join(ctx->out_dir, "launcher.log");
+	struct launch_ranks rk;
+	struct argv_buf a = { 0 };
+	struct child_io io = { .cwd = j->workdir, .stdout_path = log };
+	enum rl_result r = RL_FAIL;
+	double t0, wall;
+	int rc;
+
+	launcher = launcher ? launcher : "srun";
+	lpath = resolve_program(launcher, ctx->run_dir, false);
+	if (!lpath || !log) {
+		rl_error(ctx, "cannot find the launcher '%s' on PATH", launcher);
+		goto out_free;
+	}
+	if (launch_ranks_parse(&cfg->ranks, j->tasks, &rk, err, sizeof(err))) {
+		rl_error(ctx, "%s", err);
+		goto out_free;
+	}
+	gpt = rl_step_setting(ctx, "gpus_per_task");
+	if (launch_build(&a, launcher, lpath, j->tasks, gpt ? strtol(gpt, NULL, 10) : 0,
+			 &rk, ctx->out_dir, j->argv.v)) {
+		rl_error(ctx, "out of memory");
+		goto out_ranks;
+	}
+	rl_info(ctx, "running %ld ranks with %s in %s, ncu on %s rank(s): %s", j->tasks,
+		lpath, j->workdir, rk.all ? "every" : "the named", j->command);
+	t0 = now_s();
+	rc = run_child(a.v, &io);
+	wall = now_s() - t0;
+	if (rc != 0) {
+		rank_errors(ctx, &rk, j->tasks);
+		rl_error(ctx, "%s exited with %s %d (its output is in %s, each rank's in %s/program.rank-R.log)",
+			 lpath, rc < 0 ? "error" : "status", rc < 0 ? -rc : rc, log, ctx->out_dir);
+		goto out_ranks;
+	}
+	r = RL_OK;
+	for (size_t i = 0; r == RL_OK && i < launch_ranks_count(&rk, j->tasks); i++)
+		r = collect_rank(ctx, j, launch_ranks_at(&rk, i), wall, launcher);
+out_ranks:
+	launch_ranks_release(&rk);
+out_free:
+	argv_release(&a);
+	free(lpath);
+	free(log);
+	return r;
+}
+
 static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 			      void *state)
 {
@@ -721,15 +891,20 @@ static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 
 	memset(&j, 0, sizeof(j));
 	r = prepare(ctx, cfg, state, &j);
+	if (r == RL_OK && j.tasks > 0) {
+		r = run_ranks(ctx, cfg, &j);
+		job_release(&j);
+		return r;
+	}
 	if (r == RL_OK)
 		r = profile(ctx, &j, &wall);
 	if (r == RL_OK) {
 		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
 		query_uuids(ctx, &j.gpus);
 		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version, &j.gpus,
-				 j.not_collected) ||
+				 j.not_collected, NULL) ||
 		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command,
-				 j.not_collected)) {
+				 j.not_collected, NULL, NULL)) {
 			rl_error(ctx, "cannot emit records");
 			r = RL_RETRY;
 		}

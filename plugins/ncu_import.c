@@ -16,6 +16,13 @@
  * base units and listed in `rounded`, since ncu rounded them.  CSV exports do
  * not say which ncu wrote them: ncu_version comes from the option of that
  * name, or is missing.  A damaged file fails the step and emits nothing.
+ *
+ * Reports made under srun, one per rank (NERSC's `srun ncu -o
+ * report.%q{SLURM_PROCID} ...`, each exported to CSV): option `rank_files`
+ * instead of `file`, one CSV per rank, in rank order or with `ranks` naming
+ * each file's rank (and `nodes` each rank's node, when known); every
+ * device, kernel and collect_summary record of a file carries its `rank`
+ * (and `node`), as the ncu plugin's MPI path does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -36,6 +43,7 @@
 
 struct import_config {
 	char *file;
+	struct rl_strlist rank_files, ranks, nodes;
 	char *metrics_table;
 	char *ncu_version;
 	struct rl_strlist perturb;
@@ -43,7 +51,13 @@ struct import_config {
 
 static const struct rl_option import_options[] = {
 	{ "file", RL_OPT_PATH, NULL, offsetof(struct import_config, file),
-	  "the ncu --csv export (raw or details page), relative to the run directory", 1 },
+	  "the ncu --csv export (raw or details page), relative to the run directory (or rank_files)", 0 },
+	{ "rank_files", RL_OPT_LIST, NULL, offsetof(struct import_config, rank_files),
+	  "one export per MPI rank (relative to the run directory), in rank order unless ranks says", 0 },
+	{ "ranks", RL_OPT_LIST, NULL, offsetof(struct import_config, ranks),
+	  "with rank_files: the rank of each file", 0 },
+	{ "nodes", RL_OPT_LIST, NULL, offsetof(struct import_config, nodes),
+	  "with rank_files: the node each file's rank ran on", 0 },
 	{ "metrics_table", RL_OPT_STRING, NULL,
 	  offsetof(struct import_config, metrics_table),
 	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
@@ -71,6 +85,8 @@ struct import_job {
 	struct arch_columns archs[MAX_ARCHS];
 	size_t n_archs;
 	struct ncu_record_column *scratch; /* one launch's columns */
+	const char *file;  /* the export being read (cfg's file or a rank's) */
+	const char *rank, *node; /* its rank and node; NULL: not per rank */
 };
 
 static char *join(const char *dir, const char *name)
@@ -194,9 +210,10 @@ static int load_table(struct rl_ctx *ctx, const struct import_config *cfg,
 static int parse_file(struct rl_ctx *ctx, const struct import_config *cfg,
 		      struct import_job *j)
 {
-	char err[NCU_CSV_ERRLEN], *path = join(ctx->run_dir, cfg->file);
+	char err[NCU_CSV_ERRLEN], *path = join(ctx->run_dir, j->file);
 	int rc;
 
+	(void)cfg;
 	if (!path)
 		return -ENOMEM;
 	rc = ncu_csv_read_file(path, j->names, (size_t)j->n_names, &j->csv, err,
@@ -255,16 +272,21 @@ static int emit_kernels(struct rl_ctx *ctx, const struct import_config *cfg,
 			const struct perturb_rules *rules, struct import_job *j,
 			long *passes)
 {
-	const struct rl_field extra[] = {
-		{ "source", "ncu-import" }, { "file", cfg->file },
-		{ cfg->ncu_version ? "ncu_version" : NULL, cfg->ncu_version },
-		{ NULL, NULL },
+	struct rl_field extra[6] = {
+		{ "source", "ncu-import" }, { "file", j->file },
 	};
+	size_t x = 2;
 	struct ncu_record rec = { 0 };
 	bool warned = false;
 	size_t i, k, n;
 	int err = 0;
 
+	if (cfg->ncu_version)
+		extra[x++] = (struct rl_field){ "ncu_version", cfg->ncu_version };
+	if (j->rank)
+		extra[x++] = (struct rl_field){ "rank", j->rank };
+	if (j->node)
+		extra[x++] = (struct rl_field){ "node", j->node };
 	*passes = -1;
 	for (i = 0; !err && i < j->csv->n_devices; i++) {
 		err = ncu_record_device(j->csv, i, extra, &rec);
@@ -315,8 +337,9 @@ static long distinct_kernels(const struct ncu_csv *t)
 static int emit_summary(struct rl_ctx *ctx, const struct import_config *cfg,
 			const struct import_job *j, long passes)
 {
+	(void)cfg;
 	char kern[24], inv[24], pas[24], skip[24];
-	struct rl_field f[10];
+	struct rl_field f[12];
 	size_t n = 0;
 
 	snprintf(kern, sizeof(kern), "%ld", distinct_kernels(j->csv));
@@ -324,7 +347,11 @@ static int emit_summary(struct rl_ctx *ctx, const struct import_config *cfg,
 	snprintf(pas, sizeof(pas), "%ld", passes);
 	snprintf(skip, sizeof(skip), "%zu", j->csv->skipped_lines);
 	f[n++] = (struct rl_field){ "source", "ncu-import" };
-	f[n++] = (struct rl_field){ "file", cfg->file };
+	f[n++] = (struct rl_field){ "file", j->file };
+	if (j->rank)
+		f[n++] = (struct rl_field){ "rank", j->rank };
+	if (j->node)
+		f[n++] = (struct rl_field){ "node", j->node };
 	f[n++] = (struct rl_field){ "layout",
 				    j->csv->layout == NCU_CSV_RAW ? "raw" : "details" };
 	f[n++] = (struct rl_field){ "kernels", kern };
@@ -339,6 +366,71 @@ static int emit_summary(struct rl_ctx *ctx, const struct import_config *cfg,
 	return rl_emit(ctx, "collect_summary", f);
 }
 
+/* A rank file's path: relative, no ".." (as the validator checks `file`). */
+static bool contained(const char *p)
+{
+	const char *c = p;
+
+	if (!*p || *p == '/')
+		return false;
+	while (*c) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return false;
+		c += n;
+		while (*c == '/')
+			c++;
+	}
+	return true;
+}
+
+/* Check the file options; 0 or -EINVAL (logged). */
+static int check_files(struct rl_ctx *ctx, const struct import_config *cfg)
+{
+	const struct rl_strlist *rf = &cfg->rank_files;
+
+	if (!cfg->file == !rf->n) {
+		rl_error(ctx, "give either file or rank_files (one export per rank)");
+		return -EINVAL;
+	}
+	if ((cfg->ranks.n && cfg->ranks.n != rf->n) || (cfg->nodes.n && cfg->nodes.n != rf->n)) {
+		rl_error(ctx, "ranks and nodes must name one rank and one node per item of rank_files (%zu)",
+			 rf->n);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < rf->n; i++)
+		if (!contained(rf->v[i])) {
+			rl_error(ctx, "rank_files: path '%s' leaves the run directory", rf->v[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* One export: parsed, then its records. */
+static enum rl_result import_one(struct rl_ctx *ctx, const struct import_config *cfg,
+				 const struct perturb_rules *rules, struct import_job *j)
+{
+	long passes;
+
+	for (size_t i = 0; i < j->n_archs; i++)
+		free(j->archs[i].cols); /* slots of the previous file's columns */
+	j->n_archs = 0;
+	ncu_csv_free(j->csv);
+	j->csv = NULL;
+	if (parse_file(ctx, cfg, j))
+		return RL_FAIL;
+	rl_info(ctx, "%s: %zu kernel launches (%s page)%s%s", j->file, j->csv->n_launches,
+		j->csv->layout == NCU_CSV_RAW ? "raw" : "details",
+		j->rank ? ", rank " : "", j->rank ? j->rank : "");
+	if (emit_kernels(ctx, cfg, rules, j, &passes) ||
+	    emit_summary(ctx, cfg, j, passes)) {
+		rl_error(ctx, "cannot emit records");
+		return RL_RETRY;
+	}
+	return RL_OK;
+}
+
 static enum rl_result import_run(struct rl_ctx *ctx, const void *config,
 				 void *state)
 {
@@ -346,26 +438,27 @@ static enum rl_result import_run(struct rl_ctx *ctx, const void *config,
 	struct import_job j;
 	struct perturb_rules rules = { NULL, 0 };
 	enum rl_result r = RL_FAIL;
-	char err[512];
-	long passes;
+	char err[512], rank[24];
 
 	(void)state;
 	memset(&j, 0, sizeof(j));
-	if (load_table(ctx, cfg, &j) || parse_file(ctx, cfg, &j))
+	if (check_files(ctx, cfg) || load_table(ctx, cfg, &j))
 		goto out;
-	rl_info(ctx, "%s: %zu kernel launches (%s page)", cfg->file, j.csv->n_launches,
-		j.csv->layout == NCU_CSV_RAW ? "raw" : "details");
 	if (perturb_parse(cfg->perturb.v, cfg->perturb.n, &rules, err, sizeof(err)) < 0) {
 		rl_error(ctx, "%s", err);
 		goto out;
 	}
-	if (emit_kernels(ctx, cfg, &rules, &j, &passes) ||
-	    emit_summary(ctx, cfg, &j, passes)) {
-		rl_error(ctx, "cannot emit records");
-		r = RL_RETRY;
-		goto out;
+	if (cfg->file) {
+		j.file = cfg->file;
+		r = import_one(ctx, cfg, &rules, &j);
 	}
-	r = RL_OK;
+	for (size_t i = 0, n = cfg->rank_files.n; i < n && (i == 0 || r == RL_OK); i++) {
+		snprintf(rank, sizeof(rank), "%zu", i);
+		j.file = cfg->rank_files.v[i];
+		j.rank = cfg->ranks.n ? cfg->ranks.v[i] : rank;
+		j.node = cfg->nodes.n ? cfg->nodes.v[i] : NULL;
+		r = import_one(ctx, cfg, &rules, &j);
+	}
 out:
 	perturb_release(&rules);
 	job_release(&j);

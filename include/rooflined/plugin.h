@@ -165,6 +165,17 @@ struct rl_host {
 				       const char *kind,
 				       const struct rl_field *fields),
 			     void *arg);
+	/*
+	 * Appended (hosts older than it lack it: call rl_step_setting, which
+	 * checks size).  How the step runs its user's program, from the
+	 * step's keys (docs/pipelines.md, "Your own program"): "workdir"
+	 * (absolute, checked to be a directory, before the plugin runs; the
+	 * env and modules are applied to the host's environment by then),
+	 * "tasks", "tasks_per_node", "gpus_per_task" (decimal), "launcher"
+	 * ("srun" or "mpirun").  NULL when the step does not set it.  The
+	 * string lives as long as ctx.
+	 */
+	const char *(*setting)(struct rl_ctx *ctx, const char *key);
 };
 
 /*
@@ -264,6 +275,17 @@ static inline int rl_each_run_info(struct rl_ctx *ctx, const char *kind,
 	    !ctx->host->each_run_info)
 		return -ENOSYS;
 	return ctx->host->each_run_info(ctx, kind, fn, arg);
+}
+
+/* A step setting (struct rl_host, setting); NULL when unset or when the
+ * host predates them. */
+static inline const char *rl_step_setting(struct rl_ctx *ctx, const char *key)
+{
+	if (ctx->host->size < offsetof(struct rl_host, setting) +
+				      sizeof(ctx->host->setting) ||
+	    !ctx->host->setting)
+		return NULL;
+	return ctx->host->setting(ctx, key);
 }
 
 /* Look a field up by key in a record; NULL when absent. */

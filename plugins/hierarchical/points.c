@@ -248,6 +248,7 @@ static void common_fields(struct job *j, const struct rlm_kernel *k,
 	fb_str(b, "gpu_uuid", g->uuid);
 	fb_str(b, "gpu_index", *k->gpu_index ? k->gpu_index : g->index);
 	fb_str(b, "node", *k->node ? k->node : g->node);
+	fb_str(b, "rank", *k->rank ? k->rank : NULL);
 	fb_str(b, "cc", *k->cc ? k->cc : g->cc);
 	if ((prec == P_FP16 || prec == P_ALL) && kp->caveat_hfma)
 		fb_str(b, "caveat", "hfma2.mma");
@@ -342,6 +343,7 @@ int points_emit_uncounted(struct job *j, const struct rlm_kernel *k)
 	fb_str(&b, "gpu_uuid", g->uuid);
 	fb_str(&b, "gpu_index", *k->gpu_index ? k->gpu_index : g->index);
 	fb_str(&b, "node", *k->node ? k->node : g->node);
+	fb_str(&b, "rank", *k->rank ? k->rank : NULL);
 	fb_str(&b, "cc", *k->cc ? k->cc : g->cc);
 	fb_str(&b, "tensor_uncounted", kp->uncounted);
 	j->n_points++;

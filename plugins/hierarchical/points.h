@@ -26,6 +26,7 @@ struct hier_config {
 	char *missing_ceilings;
 	int same_node;
 	char *metrics_table;
+	double imbalance_pct;
 };
 
 /* ---- precisions ---------------------------------------------------------- */

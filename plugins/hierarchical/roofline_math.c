@@ -152,7 +152,7 @@ static const char *const role_names[RLM_ROLES] = {
 
 static const char *const id_names[RLM_IDS] = {
 	"kernel", "invocation", "gpu_index", "gpu_name", "gpu_uuid", "node",
-	"cc", "missing",
+	"cc", "missing", "rank",
 };
 
 /* Slots: a role, RLM_ROLES + an id, SLOT_OTHER (a field we skip), or
@@ -448,15 +448,20 @@ static uint64_t key_hash(const char *s, size_t n)
 }
 
 /* Build the key of iv on node into t->scratch; its length, or 0 on ENOMEM. */
+/* A kernel is its node, GPU, name, cc and MPI rank (two ranks on one GPU
+ * are two kernels). */
+#define KEY_PARTS 7
+
 static size_t build_key(struct rlm_kernels *t, const struct rlm_inv *iv,
 			const char *node)
 {
-	const char *part[6] = { node, iv->id[RLM_ID_GPU_INDEX],
+	const char *part[KEY_PARTS] = { node, iv->id[RLM_ID_GPU_INDEX],
 				iv->id[RLM_ID_GPU_UUID], iv->id[RLM_ID_GPU_NAME],
-				iv->id[RLM_ID_KERNEL], iv->id[RLM_ID_CC] };
-	size_t n[6], len = 0;
+				iv->id[RLM_ID_KERNEL], iv->id[RLM_ID_CC],
+				iv->id[RLM_ID_RANK] };
+	size_t n[KEY_PARTS], len = 0;
 
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < KEY_PARTS; i++) {
 		part[i] = part[i] ? part[i] : "";
 		n[i] = strlen(part[i]) + 1;
 		len += n[i];
@@ -470,7 +475,7 @@ static size_t build_key(struct rlm_kernels *t, const struct rlm_inv *iv,
 		t->scratch_cap = len * 2;
 	}
 	len = 0;
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < KEY_PARTS; i++) {
 		memcpy(t->scratch + len, part[i], n[i]);
 		len += n[i];
 	}
@@ -519,7 +524,7 @@ static struct rlm_kernel *kernel_new(struct rlm_kernels *t, const char *key,
 				     const struct rlm_arch *a)
 {
 	struct rlm_kernel *k = calloc(1, sizeof(*k)), **v;
-	const char **id[6];
+	const char **id[KEY_PARTS];
 	const char *p;
 
 	v = realloc(t->v, (t->n + 1) * sizeof(*v));
@@ -536,8 +541,9 @@ static struct rlm_kernel *kernel_new(struct rlm_kernels *t, const char *key,
 	k->index = t->n;
 	id[0] = &k->node, id[1] = &k->gpu_index, id[2] = &k->gpu_uuid;
 	id[3] = &k->gpu_name, id[4] = &k->kernel, id[5] = &k->cc;
+	id[6] = &k->rank;
 	p = k->key;
-	for (int i = 0; i < 6; i++, p += strlen(p) + 1)
+	for (int i = 0; i < KEY_PARTS; i++, p += strlen(p) + 1)
 		*id[i] = p;
 	t->v[t->n++] = k;
 	return k;

@@ -152,7 +152,9 @@ enum rlm_role {
 /* Identity fields of a kernel record, numbered after the roles. */
 enum rlm_id {
 	RLM_ID_KERNEL, RLM_ID_INVOCATION, RLM_ID_GPU_INDEX, RLM_ID_GPU_NAME,
-	RLM_ID_GPU_UUID, RLM_ID_NODE, RLM_ID_CC, RLM_ID_MISSING, RLM_IDS
+	RLM_ID_GPU_UUID, RLM_ID_NODE, RLM_ID_CC, RLM_ID_MISSING,
+	RLM_ID_RANK, /* an MPI rank's records (ncu's tasks, ncu_import's rank_files) */
+	RLM_IDS
 };
 
 /* Rows beyond the first that the tensor datapaths of one arch may have. */
@@ -257,6 +259,7 @@ static inline bool roofline_math_usable(const struct rlm_sample *s,
  */
 struct rlm_kernel {
 	const char *node, *gpu_index, *gpu_uuid, *gpu_name, *kernel, *cc;
+	const char *rank;                /* "" when its records have none */
 	const struct rlm_arch *arch;     /* of its first record */
 	struct rlm_sample s;
 	size_t index;                    /* order of first appearance */

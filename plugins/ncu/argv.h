@@ -30,6 +30,8 @@ struct ncu_config {
 	char *ncu;
 	struct rl_strlist extra;
 	long device;    /* -1: the GPUs as given; else one of them (gpus.h) */
+	struct rl_strlist ranks; /* steps with `tasks`: ranks to profile
+	                            (launch.h); none: rank 0 */
 };
 
 struct argv_buf {

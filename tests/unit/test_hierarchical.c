@@ -920,6 +920,55 @@ static void test_tensor_uuid(void **state)
 	assert_true(ceiling(ERT_T, "tc_bf16") != ceiling(ERT_T2, "tc_bf16"));
 }
 
+/* MPI ranks (issue 24): each rank's kernels are points of their own, with
+ * `rank`; rank_balance records per rank and over all flag the ranks whose
+ * time is off the mean.  Rank 1 ran every kernel twice as long (its file
+ * twice), so with a mean of 1.5 both ranks are 33 % off. */
+static void test_ranks(void **state)
+{
+	struct world *w = *state;
+	const char *r0 = edited(w, ABC, NULL, "\tgpu_index=0", "\tgpu_index=0\trank=0");
+	const char *r1 = edited(w, ABC, NULL, "\tgpu_index=0", "\tgpu_index=0\trank=1");
+	char *p;
+	double t0, t1;
+
+	input(w, "ceilings@n1", ERT);
+	input(w, "profile@n1", r0);
+	input(w, "profile2@n1", r1);
+	assert_int_equal(run_opts(w, NULL), RL_OK);
+	assert_string_equal(get(find(w, "point", 0, "kernel", KA, "rank", "0", "level", "l1"),
+				"rank"), "0");
+	assert_non_null(find(w, "point", 0, "kernel", KA, "rank", "1", "level", "l1"));
+	/* equal ranks: balanced */
+	assert_int_equal(count(w, "rank_balance", "kernel", KA, NULL, NULL), 3);
+	p = find(w, "rank_balance", 0, "kernel", KA, "rank", "all", NULL, NULL);
+	assert_string_equal(get(p, "ranks"), "2");
+	assert_float_equal(num(p, "imbalance_pct"), 0, 1e-9);
+	assert_string_equal(get(p, "imbalanced_ranks"), "");
+	assert_false(logged(w, "load imbalance"));
+
+	reset(w);
+	input(w, "profile3@n1", r1);
+	assert_int_equal(RUN(w, "imbalance_pct=10"), RL_OK);
+	p = find(w, "rank_balance", 0, "kernel", KA, "rank", "0", NULL, NULL);
+	t0 = num(p, "time_s");
+	assert_string_equal(get(p, "imbalanced"), "1");
+	assert_float_equal(num(p, "pct_of_mean"), 100.0 / 1.5, 1e-6);
+	p = find(w, "rank_balance", 0, "kernel", KA, "rank", "1", NULL, NULL);
+	t1 = num(p, "time_s");
+	assert_float_equal(t1, 2 * t0, t0 * 1e-12);
+	assert_string_equal(get(p, "invocations"), "2");
+	p = find(w, "rank_balance", 0, "kernel", KA, "rank", "all", NULL, NULL);
+	assert_float_equal(num(p, "imbalance_pct"), (2 / 1.5 - 1) * 100, 1e-6);
+	assert_float_equal(num(p, "max_s"), t1, t1 * 1e-12);
+	assert_string_equal(get(p, "imbalanced_ranks"), "0,1");
+	assert_true(logged(w, "load imbalance in kernel 'kernel_A(double *, long, double)': rank(s) 0,1"));
+	reset(w);
+	assert_int_equal(RUN(w, "imbalance_pct=50"), RL_OK);
+	p = find(w, "rank_balance", 0, "kernel", KA, "rank", "all", NULL, NULL);
+	assert_string_equal(get(p, "imbalanced_ranks"), "");
+}
+
 static void test_bad_options(void **state)
 {
 	struct world *w = *state;
@@ -946,6 +995,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_theoretical_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nodes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_other_gpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ranks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invocations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bytes_ncu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tensor, setup, teardown),

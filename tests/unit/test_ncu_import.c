@@ -303,10 +303,56 @@ static void test_bad_files(void **state)
 	expect_fail(w, "kernel_abc.import-raw.csv", "/no/such/table.tsv: cannot read the metric table");
 }
 
+/* One export per MPI rank (issue 24): every record of a file carries its
+ * rank and node; file and rank_files together, a path leaving the run
+ * directory, or ranks of another length are refused, emitting nothing. */
+static void test_rank_files(void **state)
+{
+	struct world *w = *state;
+	char *files[] = { "kernel_abc.raw.csv", "kernel_abc.raw.csv" };
+	char *ranks[] = { "0", "3" }, *nodes[] = { "gpu01", "gpu02" };
+	char *esc[] = { "../ncu/kernel_abc.raw.csv" };
+	long n;
+	char *rec;
+
+	w->cfg.rank_files = (struct rl_strlist){ 2, files };
+	w->cfg.ranks = (struct rl_strlist){ 2, ranks };
+	w->cfg.nodes = (struct rl_strlist){ 2, nodes };
+	assert_int_equal(rooflined_plugin.run(&w->h.ctx, &w->cfg, NULL), RL_OK);
+	n = stub_host_count(&w->h, "kernel");
+	assert_true(n > 0 && n % 2 == 0);
+	assert_int_equal(stub_host_count(&w->h, "collect_summary"), 2);
+	rec = record(w, "kernel", 0);
+	assert_string_equal(get(rec, "rank"), "0");
+	assert_string_equal(get(rec, "node"), "gpu01");
+	free(rec);
+	rec = record(w, "kernel", n - 1);
+	assert_string_equal(get(rec, "rank"), "3");
+	assert_string_equal(get(rec, "node"), "gpu02");
+	free(rec);
+	rec = record(w, "collect_summary", 1);
+	assert_string_equal(get(rec, "rank"), "3");
+	free(rec);
+
+	stub_host_release(&w->h);
+	stub_host_init(&w->h, fixtures, "/nonexistent");
+	w->cfg.file = (char *)(uintptr_t)"kernel_abc.raw.csv";
+	assert_int_equal(rooflined_plugin.run(&w->h.ctx, &w->cfg, NULL), RL_FAIL);
+	w->cfg.file = NULL;
+	w->cfg.ranks.n = 1;
+	assert_int_equal(rooflined_plugin.run(&w->h.ctx, &w->cfg, NULL), RL_FAIL);
+	w->cfg.ranks.n = 0;
+	w->cfg.nodes.n = 0;
+	w->cfg.rank_files = (struct rl_strlist){ 1, esc };
+	assert_int_equal(rooflined_plugin.run(&w->h.ctx, &w->cfg, NULL), RL_FAIL);
+	assert_int_equal(stub_host_count(&w->h, "kernel"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_raw_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rank_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_details_base_equals_raw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_details_default_units, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_speed_of_light_export, setup, teardown),

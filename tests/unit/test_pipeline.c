@@ -200,11 +200,14 @@ static void list_options_repeat_their_key(void **state)
 	free(dir);
 }
 
+/* A Slurm step's program may be anything its user can run (absolute, ~/):
+ * it runs with the user's uid; a daemon step's stays in the run directory,
+ * and ".." never goes (issue 24). */
 static void command_program_stays_inside(void **state)
 {
-	static const char *const ok[] = { "nvidia-smi", "./app", "bin/app" };
-	static const char *const bad[] = { "/usr/bin/app", "../app",
-					   "bin/../../app" };
+	static const char *const ok[] = { "nvidia-smi", "./app", "bin/app",
+					   "/usr/bin/app", "~/bin/app" };
+	static const char *const bad[] = { "../app", "bin/../../app" };
 	char *dir = build_path("test-plugins");
 
 	(void)state;
@@ -216,17 +219,93 @@ static void command_program_stays_inside(void **state)
 		pipeline_free(load_ok(yaml, dir));
 		free(yaml);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad) + 1; i++) {
+		const char *prog = i < ARRAY_SIZE(bad) ? bad[i] : "/usr/bin/app";
 		char *yaml = xasprintf(HEAD "  - id: a\n    plugin: pipetest\n"
-					    "    with: { command: [%s] }\n", bad[i]);
+					    "    with: { command: [%s] }\n%s", prog,
+				       i < ARRAY_SIZE(bad) ? "" : "    on: daemon\n");
 		char *want = xasprintf("5:23: option 'command' in step 'a': "
 				       "program '%s' is outside the run "
 				       "directory (give a program name to find "
 				       "in PATH or a path inside the run "
-				       "directory)", bad[i]);
+				       "directory)", prog);
 
 		expect_error(yaml, dir, want);
 		free(want);
+		free(yaml);
+	}
+	free(dir);
+}
+
+/* The keys of a step that runs the user's own program (pipeline_app.c):
+ * loaded, recorded, and each mistake reported at its position. */
+static void app_keys(void **state)
+{
+	static const struct {
+		const char *keys, *want;
+	} bad[] = {
+		{ "    workdir: ../../etc\n",
+		  "4:14: 'workdir' in step 'a': path '../../etc' leaves the run directory*" },
+		{ "    workdir: ~bob/x\n",
+		  "4:14: 'workdir' in step 'a': path '~bob/x': only '~' and '~/...'*" },
+		{ "    env: { 1X: a }\n",
+		  "4:12: invalid variable name '1X' in 'env' in step 'a'*" },
+		{ "    env: [a]\n",
+		  "4:10: 'env' in step 'a' must be a mapping of variable names to values, not a sequence" },
+		{ "    modules: [gcc, \"a b\"]\n",
+		  "4:20: invalid module name 'a b' in 'modules' in step 'a'*" },
+		{ "    modules: [-x]\n",
+		  "4:15: invalid module name '-x' in 'modules' in step 'a'*" },
+		{ "    tasks: 0\n",
+		  "4:12: 'tasks' in step 'a' must be an integer from 1 to 100000, not '0'" },
+		{ "    tasks_per_node: 2\n",
+		  "4:21: 'tasks_per_node' in step 'a' needs 'tasks' (the number of ranks to start)" },
+		{ "    tasks: 2\n    tasks_per_node: 3\n",
+		  "5:21: 'tasks_per_node' in step 'a' is 3, more than 'tasks' (2)" },
+		{ "    tasks: 2\n    launcher: srn\n",
+		  "5:15: invalid launcher 'srn' in step 'a' (did you mean 'srun'?)" },
+		{ "    tasks: 2\n    gpus_per_task: 65\n",
+		  "5:20: 'gpus_per_task' in step 'a' must be an integer from 1 to 64, not '65'" },
+		{ "    on: daemon\n    env: { A: b }\n",
+		  "5:5: 'env' in step 'a' is for Slurm steps only*" },
+	};
+	const char *good = "name: t\nslurm: { nodes: 2 }\nsteps:\n  - id: a\n"
+			   "    plugin: smoke\n    workdir: ~/run\n"
+			   "    env: { OMP_NUM_THREADS: \"4\", B: x }\n"
+			   "    modules: [gcc/12.2, cuda]\n    tasks: 4\n"
+			   "    tasks_per_node: 2\n    gpus_per_task: 1\n"
+			   "    launcher: mpirun\n";
+	char *dir = build_path("plugins");
+	struct pipeline *p = load_ok(good, dir);
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	assert_string_equal(p->steps[0].app.workdir, "~/run");
+	assert_int_equal(p->steps[0].app.n_env, 2);
+	assert_string_equal(p->steps[0].app.env[0].a, "OMP_NUM_THREADS");
+	assert_int_equal(p->steps[0].app.n_modules, 2);
+	assert_int_equal(p->steps[0].app.tasks, 4);
+	strbuf_init(&out);
+	pipeline_app_format(&p->steps[0].app, &out);
+	assert_string_equal(out.buf,
+		"app\tworkdir=~/run\ttasks=4\ttasks_per_node=2\tgpus_per_task=1\tlauncher=mpirun\n"
+		"env\tname=OMP_NUM_THREADS\tvalue=4\nenv\tname=B\tvalue=x\n"
+		"module\tname=gcc/12.2\nmodule\tname=cuda\n");
+	strbuf_release(&out);
+	/* nodes: 2 written, 4 tasks at 2 a node: fits; 4 at 1 a node: not */
+	assert_int_equal(pipeline_app_nodes(&p->steps[0].app, 2, true), 2);
+	pipeline_free(p);
+	expect_error("name: t\nslurm: { nodes: 2 }\nsteps:\n  - id: a\n    plugin: smoke\n"
+		     "    tasks: 4\n    tasks_per_node: 1\n", dir,
+		     "6:12: 'tasks' in step 'a' is 4, more than 2 nodes x 'tasks_per_node' 1");
+	p = load_ok("name: t\nsteps:\n  - id: a\n    plugin: smoke\n"
+		    "    tasks: 5\n    tasks_per_node: 2\n", dir);
+	assert_int_equal(pipeline_app_nodes(&p->steps[0].app, 1, false), 3);
+	pipeline_free(p);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *yaml = xasprintf(HEAD "  - id: a\n%s    plugin: smoke\n", bad[i].keys);
+
+		expect_error(yaml, dir, bad[i].want);
 		free(yaml);
 	}
 	free(dir);
@@ -611,6 +690,7 @@ int main(void)
 		cmocka_unit_test(full_pipeline_with_smoke),
 		cmocka_unit_test(list_options_repeat_their_key),
 		cmocka_unit_test(command_program_stays_inside),
+		cmocka_unit_test(app_keys),
 		cmocka_unit_test(each_mistake_has_its_message),
 		cmocka_unit_test(long_cycle_is_shortened),
 		cmocka_unit_test(gres_all_and_fan_in_keys),
