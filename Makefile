@@ -226,11 +226,16 @@ bench:
 clean:
 	rm -rf build
 
-# A dependency file names its object's source first; one whose source has
-# moved or gone (a file moved between folders) is left out, or make would
-# stop at a prerequisite it cannot make.
--include $(shell find build -name '*.d' -exec awk 'FNR == 1 { if ((getline l < $$2) >= 0) \
-	print FILENAME; close($$2); nextfile }' {} + 2>/dev/null)
+-include $(shell find build -name '*.d' 2>/dev/null)
+# A dependency file names its object's source first, and -MP gives only the
+# headers an empty rule: a source that has moved or gone (a file moved
+# between folders) gets one here, so that make rebuilds the object from
+# where its source is now (or leaves it, when nothing needs it) instead of
+# stopping at a prerequisite it cannot make.
+MOVED_SRCS := $(shell find build -name '*.d' -exec awk 'FNR == 1 { s = "" } \
+	s == "" { for (i = (FNR == 1 ? 2 : 1); i <= NF; i++) if ($$i != "\\") { s = $$i; break } \
+	if (s != "") { if ((getline l < s) < 0) print s; close(s); nextfile } }' {} + 2>/dev/null | sort -u)
+$(foreach s,$(MOVED_SRCS),$(eval $(s):))
 
 # Test tools: small programs the integration tests drive.
 $(B)/tests/slurm_pg_probe: $(call OBJ,tests/tools/slurm_pg_probe.c $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))
