@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ncu/adapt.h"
 #include "ncu/argv.h"
 #include "ncu/gpus.h"
 #include "ncu_csv.h"
@@ -50,6 +51,8 @@
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define NCU_CSV_FILE "ncu.csv"
 #define PROGRAM_LOG_FILE "program.log"
+#define ADAPT_CSV_FILE "ncu-adaptive.csv"
+#define ADAPT_LOG_FILE "program-adaptive.log"
 
 static const struct rl_option ncu_options[] = {
 	{ "command", RL_OPT_COMMAND, NULL, offsetof(struct ncu_config, command),
@@ -74,6 +77,9 @@ static const struct rl_option ncu_options[] = {
 	  0 },
 	{ "device", RL_OPT_INT, "-1", offsetof(struct ncu_config, device),
 	  "profile on this GPU of the job (entry of CUDA_VISIBLE_DEVICES, else nvidia-smi index); -1: as given",
+	  0 },
+	{ "adaptive", RL_OPT_BOOL, "true", offsetof(struct ncu_config, adaptive),
+	  "profile again, with the tensor datapaths the set left out, just the launches whose tensor pipe ran while no collected datapath counted",
 	  0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -443,25 +449,88 @@ static void summarize(const struct ncu_csv *t, const struct ncu_record_column *c
 	}
 }
 
+/* The targeted second pass (plugins/ncu/adapt.h), when one ran. */
+struct pass2 {
+	const struct ncu_table_row **sel;
+	long n_sel;
+	const char **names;
+	struct ncu_csv *csv;
+	bool *need;          /* per first-pass launch */
+	size_t marked, merged;
+	long passes;         /* most replay passes of a second-pass launch */
+	double wall;
+	char *command;
+	struct rl_strlist kernels;
+	struct argv_buf argv;
+};
+
+static void pass2_release(struct pass2 *p)
+{
+	free(p->sel);
+	free(p->names);
+	ncu_csv_free(p->csv);
+	free(p->need);
+	free(p->command);
+	adapt_list_release(&p->kernels);
+	argv_release(&p->argv);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Fields of launch i from the second pass, after base (n_base fields, the
+ * last of which, tensor_not_collected, is cleared): each metric the second
+ * pass delivered under its ncu name, its passes as adaptive_passes, and
+ * adaptive=tensor.  f has room for n_base + p->n_sel + 2 entries.  Returns
+ * false when launch i had no second pass.
+ */
+static bool pass2_fields(const struct ncu_csv *t, size_t i, struct pass2 *p,
+			 const struct rl_field *base, size_t n_base, struct rl_field *f)
+{
+	long m = p->csv && p->need[i] ? adapt_match(t, i, p->csv) : -1;
+	size_t n = 0;
+
+	if (m < 0)
+		return false;
+	for (; n < n_base; n++)
+		f[n] = base[n];
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(f[k].key, "tensor_not_collected") == 0)
+			f[k].value = "";
+	for (long k = 0; k < p->n_sel; k++) {
+		const char *v = p->csv->launches[m].values[k];
+
+		if (v)
+			f[n++] = (struct rl_field){
+				strcmp(p->sel[k]->role, "passes") == 0 ? "adaptive_passes" :
+									 p->sel[k]->metric, v };
+	}
+	f[n++] = (struct rl_field){ "adaptive", "tensor" };
+	f[n] = (struct rl_field){ NULL, NULL };
+	p->merged++;
+	return true;
+}
+
 /*
  * The device records, then the kernel records.  Both carry the GPU's UUID
  * when known; a kernel record also `tensor_not_collected`: the tensor
- * datapaths of its GPU that this step's metric set left out ("" when none),
- * so that the analysis and its readers never take an absent datapath for
- * no work (docs/collect.md).
+ * datapaths of its GPU that this step's metric set left out ("" when none,
+ * or when the second pass collected them for this launch), so that the
+ * analysis and its readers never take an absent datapath for no work
+ * (docs/collect.md).
  */
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			const char *version, const struct gpus *g,
-			const char *not_collected)
+			const char *not_collected, struct pass2 *p2)
 {
 	struct rl_field extra[] = {
 		{ "source", "ncu" }, { "ncu_version", version },
 		{ "tensor_not_collected", not_collected }, { NULL, NULL }, { NULL, NULL },
 	};
+	struct rl_field *merged = calloc(6 + (size_t)p2->n_sel + 2, sizeof(*merged));
 	struct ncu_record rec = { 0 };
 	size_t i;
-	int err = 0;
+	int err = merged ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < t->n_devices; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[i]);
@@ -475,33 +544,48 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	extra[2] = (struct rl_field){ "tensor_not_collected", not_collected };
 	for (i = 0; !err && i < t->n_launches; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[t->launches[i].device_index]);
+		size_t n_base = uuid ? 4 : 3;
 
 		extra[3] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
 				  (struct rl_field){ NULL, NULL };
-		err = ncu_record_kernel(t, i, cols, ncols, extra, &rec);
+		err = ncu_record_kernel(t, i, cols, ncols,
+					pass2_fields(t, i, p2, extra, n_base, merged) ? merged : extra,
+					&rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
 	}
 	ncu_record_release(&rec);
+	free(merged);
 	return err;
 }
 
+/* The summary: the first pass's figures, then the second pass's when one
+ * ran (adaptive_launches merged, adaptive_passes, adaptive_wall_s,
+ * adaptive_command). */
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
-			double wall_s, const char *command, const char *not_collected)
+			double wall_s, const char *command, const char *not_collected,
+			const struct pass2 *p2)
 {
-	char kern[24], inv[24], pas[24], wall[32];
+	char kern[24], inv[24], pas[24], wall[32], alaunch[24], apas[24], awall[32];
 	long kernels, passes;
+	bool ran = p2->csv != NULL;
 
 	summarize(t, cols, ncols, &kernels, &passes);
 	snprintf(kern, sizeof(kern), "%ld", kernels);
 	snprintf(inv, sizeof(inv), "%zu", t->n_launches);
 	snprintf(pas, sizeof(pas), "%ld", passes);
 	snprintf(wall, sizeof(wall), "%.6f", wall_s);
+	snprintf(alaunch, sizeof(alaunch), "%zu", p2->merged);
+	snprintf(apas, sizeof(apas), "%ld", p2->passes);
+	snprintf(awall, sizeof(awall), "%.6f", p2->wall);
 	return rl_emit(ctx, "collect_summary", (const struct rl_field[]){
 		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
 		{ "passes", pas }, { "wall_s", wall }, { "command", command },
-		{ "tensor_not_collected", not_collected }, { NULL, NULL } });
+		{ "tensor_not_collected", not_collected },
+		ran ? (struct rl_field){ "adaptive_launches", alaunch } : (struct rl_field){ NULL, NULL },
+		{ "adaptive_passes", apas }, { "adaptive_wall_s", awall },
+		{ "adaptive_command", p2->command }, { NULL, NULL } });
 }
 
 /* ---- plugin ----------------------------------------------------------------- */
@@ -711,29 +795,120 @@ static enum rl_result profile(struct rl_ctx *ctx, struct job *j, double *wall)
 	return RL_OK;
 }
 
+/* The most replay passes of any launch of t (column k of role passes). */
+static long max_passes(const struct ncu_csv *t, const struct ncu_table_row *const *sel, long n)
+{
+	long most = 0;
+
+	for (long k = 0; k < n; k++)
+		for (size_t i = 0; strcmp(sel[k]->role, "passes") == 0 && i < t->n_launches; i++) {
+			double v;
+
+			if (!ncu_value_parse(t->launches[i].values[k], &v) && v > most)
+				most = (long)v;
+		}
+	return most;
+}
+
+/*
+ * The targeted second pass (plugins/ncu/adapt.h): ncu once more over the
+ * launches that ran tensor-pipe instructions no collected datapath counted,
+ * with the datapaths the set left out.  Only those kernels (their full
+ * names, --kernel-name-base demangled) unless launch_skip or launch_count
+ * is set: then the step's own filters, so that invocations still line up.
+ * A failure here is a warning: the first pass's records stand as they are,
+ * with their tensor_not_collected.  p gets what ran (p->csv NULL: none).
+ */
+static void second_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			struct ncu_state *st, struct job *j, struct pass2 *p)
+{
+	struct ncu_config c2 = *cfg;
+	struct child_io io = { .cwd = ctx->run_dir };
+	char err[NCU_CSV_ERRLEN], *metrics = NULL, *csv = NULL, *log = NULL;
+	double t0;
+	int rc;
+
+	if (!cfg->adaptive || !j->not_collected[0])
+		return;
+	p->n_sel = adapt_rows(st->table, j->arch, (const char *const *)cfg->extra.v,
+			      cfg->extra.n, &p->sel);
+	if (p->n_sel <= 0 || !(p->need = calloc(j->csv->n_launches + 1, sizeof(*p->need))))
+		return;
+	p->marked = adapt_mark(j->csv, j->cols, (size_t)j->n_sel, p->need);
+	if (!p->marked)
+		return;
+	if (!cfg->launch_skip && !cfg->launch_count) {
+		if (adapt_kernel_list(j->csv, p->need, &p->kernels))
+			goto out_oom;
+		c2.kernels = p->kernels;
+		c2.kernel_name_base = "demangled";
+	}
+	if (!(metrics = argv_metric_list(p->sel, (size_t)p->n_sel)) ||
+	    !(p->names = names_of(p->sel, (size_t)p->n_sel)) ||
+	    !(csv = join(ctx->out_dir, ADAPT_CSV_FILE)) ||
+	    !(log = join(ctx->out_dir, ADAPT_LOG_FILE)) ||
+	    argv_build(&p->argv, &c2, j->ncu, j->program, metrics, csv) ||
+	    !(p->command = argv_text(p->argv.v)))
+		goto out_oom;
+	rl_info(ctx, "%zu launch(es) ran tensor-pipe instructions that no collected datapath counted (not collected: %s); profiling them again: %s",
+		p->marked, j->not_collected, p->command);
+	io.stdout_path = log;
+	t0 = now_s();
+	rc = run_child(p->argv.v, &io);
+	p->wall = now_s() - t0;
+	if (rc != 0) {
+		rl_warn(ctx, "second pass failed (%s): the first pass's records stand (ncu's log: %s)",
+			rc < 0 ? strerror(-rc) : "ncu exited non-zero", csv);
+		goto out_free;
+	}
+	rc = ncu_csv_read_file(csv, p->names, (size_t)p->n_sel, &p->csv, err, sizeof(err));
+	if (rc) {
+		rl_warn(ctx, "second pass unreadable: %s; the first pass's records stand",
+			rc == -ENOMEM ? "out of memory" : err);
+		goto out_free;
+	}
+	p->passes = max_passes(p->csv, p->sel, p->n_sel);
+	rl_info(ctx, "second pass: %zu launch(es) in %.3f s, %ld replay passes", p->csv->n_launches,
+		p->wall, p->passes);
+	goto out_free;
+out_oom:
+	rl_warn(ctx, "second pass: out of memory; the first pass's records stand");
+out_free:
+	free(metrics);
+	free(csv);
+	free(log);
+}
+
 static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 			      void *state)
 {
 	const struct ncu_config *cfg = config;
+	struct pass2 p2;
 	struct job j;
 	enum rl_result r;
 	double wall = 0;
 
 	memset(&j, 0, sizeof(j));
+	memset(&p2, 0, sizeof(p2));
 	r = prepare(ctx, cfg, state, &j);
 	if (r == RL_OK)
 		r = profile(ctx, &j, &wall);
 	if (r == RL_OK) {
 		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
+		second_pass(ctx, cfg, state, &j, &p2);
 		query_uuids(ctx, &j.gpus);
 		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version, &j.gpus,
-				 j.not_collected) ||
+				 j.not_collected, &p2) ||
 		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command,
-				 j.not_collected)) {
+				 j.not_collected, &p2)) {
 			rl_error(ctx, "cannot emit records");
 			r = RL_RETRY;
 		}
+		if (p2.csv && p2.merged < p2.marked)
+			rl_warn(ctx, "second pass: %zu of %zu launches matched by kernel and invocation",
+				p2.merged, p2.marked);
 	}
+	pass2_release(&p2);
 	job_release(&j);
 	return r;
 }

@@ -5,6 +5,7 @@
  *       --metrics SET [-k regex:K] [--launch-skip N] [--launch-count N]
  *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
  *
+ * (with --kernel-name-base B before -k when cfg->kernel_name_base is set).
  * An argv_buf is a NULL-terminated argv under construction.  It borrows the
  * strings given to argv_add() (they must outlive it) and owns those given
  * to argv_add_owned(); argv_release() frees what it owns.  Nothing here is
@@ -30,6 +31,10 @@ struct ncu_config {
 	char *ncu;
 	struct rl_strlist extra;
 	long device;    /* -1: the GPUs as given; else one of them (gpus.h) */
+	int adaptive;   /* the targeted second pass for uncounted tensor work */
+	/* Not an option: NULL, or "demangled" for the targeted second pass,
+	 * whose kernel regexes match the full names ncu printed (adapt.h). */
+	const char *kernel_name_base;
 };
 
 struct argv_buf {
