@@ -6,7 +6,10 @@
 # shared-memory transpose, GPP's stride, kernel_abc) with the instruction
 # rows, and ert-bench's instruction ceiling with the other ceilings.
 #
-# Usage: bench/instr-h100.sh OUTDIR [BUILD]
+# Usage: bench/instr-h100.sh OUTDIR [BUILD [PARTS]]
+#   PARTS  which parts to run (default "gemm instr ceil"): gemm (1), instr
+#          (2), ceil (3), adapt (4); the recordings in tests/fixtures/instr
+#          came from "gemm instr ceil" and then "ceil adapt" (README there)
 #   BUILD  the release build (bin/roofline-job, bin/ert-bench, bin/gemm_lt,
 #          bin/inst_walls, bin/gpp, bin/kernel_abc, plugins/*.so); default
 #          build/release.  env NCU: the ncu binary (ncu); METRICS: the metric
@@ -19,8 +22,9 @@
 # its count of instructions against ncu's); regex.csv (the demangled-name
 # filter of the second pass, tried alone).
 set -uo pipefail
-OUT=${1:?usage: bench/instr-h100.sh OUTDIR [BUILD]}
+OUT=${1:?usage: bench/instr-h100.sh OUTDIR [BUILD [PARTS]]}
 B=${2:-build/release}
+PARTS=" ${3:-gemm instr ceil} "
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 TSV=${METRICS:-etc/ncu-metrics.tsv}
 BIN=$(cd "$B/bin" && pwd)
@@ -64,6 +68,7 @@ ert_job() { # the ert plugin has no metrics_table
 
 # 1. GEMMs: plain, today's default set (adaptive off), the adaptive default,
 #    every extra row.
+part_gemm() {
 for t in fp16 bf16 tf32 int8 fp8; do
 	timed plain-$t "$BIN/gemm_lt" $t 4096 20 >"$OUT/plain-$t.txt" 2>&1
 	job gemm-$t-default ncu command=gemm_lt command=$t command=4096 adaptive=false
@@ -74,18 +79,22 @@ done
 timed plain-abc "$BIN/kernel_abc" --quick >"$OUT/plain-abc.txt" 2>&1
 job abc-default ncu command=kernel_abc command=--quick adaptive=false
 job abc-adaptive ncu command=kernel_abc command=--quick
+}
 
 # 2. The instruction roofline's experiments (instruction rows on top of the
 #    default set).
+part_instr() {
 timed plain-walls "$BIN/inst_walls" all >"$OUT/plain-walls.txt" 2>&1
 job walls-instr ncu command=inst_walls command=all extra=instruction
 job abc-instr ncu command=kernel_abc command=--quick extra=instruction
 job gpp-stride-instr ncu command=gpp command=--exp command=stride command=512 command=2 \
 	command=32768 command=800 kernels=gpp_v1 extra=instruction
 job gemm-fp16-instr ncu command=gemm_lt command=fp16 command=4096 extra=instruction
+}
 
 # 3. Ceilings: the usual quick set plus the instruction benchmark.
-ert_job ert ert quick=true precisions=fp32 precisions=inst
+part_ceil() {
+ert_job ert quick=true precisions=fp32 precisions=inst
 # ert-bench's instruction kernel under ncu: issued warp instructions
 timed kinst "$NCU" --clock-control none --csv --page raw --print-units base \
 	--metrics smsp__inst_executed.sum,gpu__time_duration.sum -k regex:k_inst --launch-count 2 \
@@ -93,8 +102,25 @@ timed kinst "$NCU" --clock-control none --csv --page raw --print-units base \
 # the second pass's kernel filter, alone
 timed regex "$NCU" --clock-control none --csv --page raw --print-units base \
 	--metrics smsp__inst_executed.sum --kernel-name-base demangled \
-	-k 'regex:(^void walls_global<1>\(const float \*, float \*, unsigned int\)$)|(^transpose_naive\(const float \*, float \*, int\)$)' \
+	-k 'regex:(^(void )?walls_global<1>\(const float \*, float \*, unsigned int\)$)|(^transpose_naive\(const float \*, float \*, int\)$)' \
 	"$BIN/inst_walls" all >"$OUT/regex.csv" 2>&1
+}
+
+# 4. The second pass on template kernels (walls_shared's HFMA2.MMA moves),
+#    and the replay passes of the instruction rows alone (kernel_C).
+part_adapt() {
+job walls-adaptive ncu command=inst_walls command=all
+job abc-adaptive2 ncu command=kernel_abc command=--quick
+local m
+m=$(awk -F'\t' '$5 == "instruction" { printf "%s%s", sep, $2; sep = "," }' "$TSV")
+timed passes-instr "$NCU" --clock-control none --csv --page raw --print-units base \
+	--metrics "$m,profiler__replayer_passes" -k regex:kernel_C \
+	"$BIN/kernel_abc" --quick >"$OUT/passes-instr.csv" 2>&1
+}
+
+for p in gemm instr ceil adapt; do
+	[[ $PARTS == *" $p "* ]] && "part_$p"
+done
 
 cat "$SUMMARY"
 for d in "$OUT"/*/; do

@@ -124,13 +124,20 @@ int adapt_kernel_list(const struct ncu_csv *t, const bool *need,
 			       strcmp(t->launches[j].kernel, name) == 0;
 		if (seen)
 			continue;
-		re = malloc(2 * strlen(name) + 3);
+		re = malloc(2 * strlen(name) + sizeof("^(void )?$"));
 		if (!re) {
 			adapt_list_release(out);
 			return -ENOMEM;
 		}
-		re[0] = '^';
-		adapt_regex_escape(name, re + 1);
+		/* ncu prints a template kernel's return type ("void f<1>(int)")
+		 * but matches -k without it (seen on the H100): optional */
+		if (strncmp(name, "void ", 5) == 0) {
+			strcpy(re, "^(void )?");
+			name += 5;
+		} else {
+			strcpy(re, "^");
+		}
+		adapt_regex_escape(name, re + strlen(re));
 		strcat(re, "$");
 		out->v[out->n++] = re;
 	}

@@ -54,7 +54,9 @@ size_t adapt_mark(const struct ncu_csv *t, const struct ncu_record_column *cols,
 /*
  * The kernels option of the second pass: one regex per distinct name of
  * the marked launches, "^NAME$" with NAME's regex characters escaped, to
- * be matched against ncu's demangled names (--kernel-name-base demangled).
+ * be matched against ncu's demangled names (--kernel-name-base demangled);
+ * a leading "void " (a template kernel's return type, which ncu prints but
+ * does not match) becomes optional: "^(void )?f<1>\(int\)$".
  * out->v and each string are malloc'd: free with adapt_list_release().
  * 0 or -ENOMEM.
  */
