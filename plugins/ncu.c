@@ -810,23 +810,59 @@ static long max_passes(const struct ncu_csv *t, const struct ncu_table_row *cons
 	return most;
 }
 
+/* Run one try of the second pass with filters c and parse its table into
+ * p->csv.  0, or -1 (a warning said why; p->csv stays NULL). */
+static int pass2_try(struct rl_ctx *ctx, const struct ncu_config *c, struct job *j,
+		     struct pass2 *p, const char *metrics, const char *csv, const char *log)
+{
+	struct child_io io = { .cwd = ctx->run_dir, .stdout_path = log };
+	char err[NCU_CSV_ERRLEN];
+	double t0;
+	int rc;
+
+	argv_release(&p->argv);
+	free(p->command);
+	p->command = NULL;
+	if (argv_build(&p->argv, c, j->ncu, j->program, metrics, csv) ||
+	    !(p->command = argv_text(p->argv.v))) {
+		rl_warn(ctx, "second pass: out of memory; the first pass's records stand");
+		return -1;
+	}
+	rl_info(ctx, "profiling again: %s", p->command);
+	t0 = now_s();
+	rc = run_child(p->argv.v, &io);
+	p->wall += now_s() - t0;
+	if (rc != 0) {
+		rl_warn(ctx, "second pass failed (%s; ncu's log: %s)",
+			rc < 0 ? strerror(-rc) : "ncu exited non-zero", csv);
+		return -1;
+	}
+	rc = ncu_csv_read_file(csv, p->names, (size_t)p->n_sel, &p->csv, err, sizeof(err));
+	if (rc) {
+		rl_warn(ctx, "second pass unreadable: %s", rc == -ENOMEM ? "out of memory" : err);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The targeted second pass (plugins/ncu/adapt.h): ncu once more over the
  * launches that ran tensor-pipe instructions no collected datapath counted,
  * with the datapaths the set left out.  Only those kernels (their full
  * names, --kernel-name-base demangled) unless launch_skip or launch_count
- * is set: then the step's own filters, so that invocations still line up.
- * A failure here is a warning: the first pass's records stand as they are,
- * with their tensor_not_collected.  p gets what ran (p->csv NULL: none).
+ * is set; when that filter profiles nothing (on the H100, ncu's demangled
+ * base did not match a template kernel's printed name), once more with the
+ * step's own filters: every launch again, the marked ones merged.  Either
+ * way invocations line up.  A failure here is a warning: the first pass's
+ * records stand as they are, with their tensor_not_collected.  p gets what
+ * ran (p->csv NULL: nothing usable).
  */
 static void second_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
 			struct ncu_state *st, struct job *j, struct pass2 *p)
 {
 	struct ncu_config c2 = *cfg;
-	struct child_io io = { .cwd = ctx->run_dir };
-	char err[NCU_CSV_ERRLEN], *metrics = NULL, *csv = NULL, *log = NULL;
-	double t0;
-	int rc;
+	char *metrics = NULL, *csv = NULL, *log = NULL;
+	bool targeted = !cfg->launch_skip && !cfg->launch_count;
 
 	if (!cfg->adaptive || !j->not_collected[0])
 		return;
@@ -837,34 +873,22 @@ static void second_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
 	p->marked = adapt_mark(j->csv, j->cols, (size_t)j->n_sel, p->need);
 	if (!p->marked)
 		return;
-	if (!cfg->launch_skip && !cfg->launch_count) {
-		if (adapt_kernel_list(j->csv, p->need, &p->kernels))
-			goto out_oom;
+	if (targeted && adapt_kernel_list(j->csv, p->need, &p->kernels))
+		goto out_oom;
+	if (targeted) {
 		c2.kernels = p->kernels;
 		c2.kernel_name_base = "demangled";
 	}
 	if (!(metrics = argv_metric_list(p->sel, (size_t)p->n_sel)) ||
 	    !(p->names = names_of(p->sel, (size_t)p->n_sel)) ||
 	    !(csv = join(ctx->out_dir, ADAPT_CSV_FILE)) ||
-	    !(log = join(ctx->out_dir, ADAPT_LOG_FILE)) ||
-	    argv_build(&p->argv, &c2, j->ncu, j->program, metrics, csv) ||
-	    !(p->command = argv_text(p->argv.v)))
+	    !(log = join(ctx->out_dir, ADAPT_LOG_FILE)))
 		goto out_oom;
-	rl_info(ctx, "%zu launch(es) ran tensor-pipe instructions that no collected datapath counted (not collected: %s); profiling them again: %s",
-		p->marked, j->not_collected, p->command);
-	io.stdout_path = log;
-	t0 = now_s();
-	rc = run_child(p->argv.v, &io);
-	p->wall = now_s() - t0;
-	if (rc != 0) {
-		rl_warn(ctx, "second pass failed (%s): the first pass's records stand (ncu's log: %s)",
-			rc < 0 ? strerror(-rc) : "ncu exited non-zero", csv);
-		goto out_free;
-	}
-	rc = ncu_csv_read_file(csv, p->names, (size_t)p->n_sel, &p->csv, err, sizeof(err));
-	if (rc) {
-		rl_warn(ctx, "second pass unreadable: %s; the first pass's records stand",
-			rc == -ENOMEM ? "out of memory" : err);
+	rl_info(ctx, "%zu launch(es) ran tensor-pipe instructions that no collected datapath counted (not collected: %s)",
+		p->marked, j->not_collected);
+	if (pass2_try(ctx, &c2, j, p, metrics, csv, log) &&
+	    (!targeted || pass2_try(ctx, cfg, j, p, metrics, csv, log))) {
+		rl_warn(ctx, "second pass: nothing usable; the first pass's records stand");
 		goto out_free;
 	}
 	p->passes = max_passes(p->csv, p->sel, p->n_sel);
