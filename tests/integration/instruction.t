@@ -69,4 +69,9 @@ is "$(sql "select count(*) from instruction_walls where run_id = $run")" 9 \
 	"the walls: 3 global, 6 shared"
 dir=$(sql "select spool_dir from runs where id = $run")
 ok "the chart was drawn" grep -q '<svg' "$dir/instruction/attempt-1/instruction.svg"
+html=$dir/report/attempt-1/report.html
+ok "the report has its Instruction Roofline section" grep -q '<section id="instruction">' "$html"
+is "$(sed -n '/<section id="instruction">/,/<\/section>/p' "$html" | grep -c '<tr><td>')" \
+	"$(sql "select count(*) from instruction_points where run_id = $run")" \
+	"the report's section: a row per point stored"
 done_testing
