@@ -53,6 +53,8 @@
 #define PROGRAM_LOG_FILE "program.log"
 #define ADAPT_CSV_FILE "ncu-adaptive.csv"
 #define ADAPT_LOG_FILE "program-adaptive.log"
+#define INSTR_CSV_FILE "ncu-instruction.csv"
+#define INSTR_LOG_FILE "program-instruction.log"
 
 static const struct rl_option ncu_options[] = {
 	{ "command", RL_OPT_COMMAND, NULL, offsetof(struct ncu_config, command),
@@ -80,6 +82,9 @@ static const struct rl_option ncu_options[] = {
 	  0 },
 	{ "adaptive", RL_OPT_BOOL, "true", offsetof(struct ncu_config, adaptive),
 	  "profile again, with the tensor datapaths the set left out, just the launches whose tensor pipe ran while no collected datapath counted",
+	  0 },
+	{ "instruction_kernels", RL_OPT_LIST, NULL, offsetof(struct ncu_config, instruction_kernels),
+	  "collect the Instruction Roofline's rows in a second pass over the launches whose kernel name matches one of these POSIX extended regexes",
 	  0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -449,8 +454,14 @@ static void summarize(const struct ncu_csv *t, const struct ncu_record_column *c
 	}
 }
 
-/* The targeted second pass (plugins/ncu/adapt.h), when one ran. */
+/* A second pass (plugins/ncu/adapt.h): the tensor pass or the instruction
+ * pass; what it is (its keys), what it collects, what it found. */
 struct pass2 {
+	const char *what;         /* "tensor" or "instruction", in messages */
+	const char *passes_key;   /* "adaptive_passes", "instruction_passes" */
+	const char *prefix;       /* of the summary's fields */
+	const char *csv_file, *log_file;
+	bool clears_tensor;       /* its launches' tensor_not_collected = "" */
 	const struct ncu_table_row **sel;
 	long n_sel;
 	const char **names;
@@ -477,35 +488,34 @@ static void pass2_release(struct pass2 *p)
 }
 
 /*
- * Fields of launch i from the second pass, after base (n_base fields, the
- * last of which, tensor_not_collected, is cleared): each metric the second
- * pass delivered under its ncu name, its passes as adaptive_passes, and
- * adaptive=tensor.  f has room for n_base + p->n_sel + 2 entries.  Returns
- * false when launch i had no second pass.
+ * Append the fields of launch i from pass p to f (*n used; room for
+ * p->n_sel + 2 more): each metric it delivered under its ncu name, its
+ * passes as PREFIX_passes, and PREFIX_pass=1 (adaptive=tensor for the
+ * tensor pass, as recorded since); the tensor pass also clears
+ * tensor_not_collected among the fields before.  False when launch i had
+ * no such pass.
  */
-static bool pass2_fields(const struct ncu_csv *t, size_t i, struct pass2 *p,
-			 const struct rl_field *base, size_t n_base, struct rl_field *f)
+static bool pass2_append(const struct ncu_csv *t, size_t i, struct pass2 *p,
+			 struct rl_field *f, size_t *n)
 {
 	long m = p->csv && p->need[i] ? adapt_match(t, i, p->csv) : -1;
-	size_t n = 0;
 
 	if (m < 0)
 		return false;
-	for (; n < n_base; n++)
-		f[n] = base[n];
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; p->clears_tensor && k < *n; k++)
 		if (strcmp(f[k].key, "tensor_not_collected") == 0)
 			f[k].value = "";
 	for (long k = 0; k < p->n_sel; k++) {
 		const char *v = p->csv->launches[m].values[k];
 
 		if (v)
-			f[n++] = (struct rl_field){
-				strcmp(p->sel[k]->role, "passes") == 0 ? "adaptive_passes" :
+			f[(*n)++] = (struct rl_field){
+				strcmp(p->sel[k]->role, "passes") == 0 ? p->passes_key :
 									 p->sel[k]->metric, v };
 	}
-	f[n++] = (struct rl_field){ "adaptive", "tensor" };
-	f[n] = (struct rl_field){ NULL, NULL };
+	f[(*n)++] = p->clears_tensor ? (struct rl_field){ "adaptive", "tensor" } :
+				       (struct rl_field){ "instruction_pass", "1" };
+	f[*n] = (struct rl_field){ NULL, NULL };
 	p->merged++;
 	return true;
 }
@@ -521,17 +531,22 @@ static bool pass2_fields(const struct ncu_csv *t, size_t i, struct pass2 *p,
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			const char *version, const struct gpus *g,
-			const char *not_collected, struct pass2 *p2)
+			const char *not_collected, struct pass2 *p2, size_t n_p2)
 {
 	struct rl_field extra[] = {
 		{ "source", "ncu" }, { "ncu_version", version },
 		{ "tensor_not_collected", not_collected }, { NULL, NULL }, { NULL, NULL },
 	};
-	struct rl_field *merged = calloc(6 + (size_t)p2->n_sel + 2, sizeof(*merged));
+	size_t room = 6;
+	struct rl_field *merged;
 	struct ncu_record rec = { 0 };
 	size_t i;
-	int err = merged ? 0 : -ENOMEM;
+	int err;
 
+	for (i = 0; i < n_p2; i++)
+		room += (size_t)p2[i].n_sel + 2;
+	merged = calloc(room, sizeof(*merged));
+	err = merged ? 0 : -ENOMEM;
 	for (i = 0; !err && i < t->n_devices; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[i]);
 
@@ -544,13 +559,16 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	extra[2] = (struct rl_field){ "tensor_not_collected", not_collected };
 	for (i = 0; !err && i < t->n_launches; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[t->launches[i].device_index]);
-		size_t n_base = uuid ? 4 : 3;
+		size_t n = uuid ? 4 : 3;
+		bool any = false;
 
 		extra[3] = uuid ? (struct rl_field){ "gpu_uuid", uuid } :
 				  (struct rl_field){ NULL, NULL };
-		err = ncu_record_kernel(t, i, cols, ncols,
-					pass2_fields(t, i, p2, extra, n_base, merged) ? merged : extra,
-					&rec);
+		memcpy(merged, extra, n * sizeof(*merged));
+		merged[n] = (struct rl_field){ NULL, NULL };
+		for (size_t k = 0; k < n_p2; k++)
+			any = pass2_append(t, i, &p2[k], merged, &n) || any;
+		err = ncu_record_kernel(t, i, cols, ncols, any ? merged : extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
 	}
@@ -559,33 +577,44 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	return err;
 }
 
-/* The summary: the first pass's figures, then the second pass's when one
- * ran (adaptive_launches merged, adaptive_passes, adaptive_wall_s,
- * adaptive_command). */
+/* The summary: the first pass's figures, then each second pass's that ran
+ * (PREFIX_launches merged, PREFIX_passes, PREFIX_wall_s, PREFIX_command;
+ * PREFIX adaptive for the tensor pass, instruction for the other). */
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			double wall_s, const char *command, const char *not_collected,
-			const struct pass2 *p2)
+			const struct pass2 *p2, size_t n_p2)
 {
-	char kern[24], inv[24], pas[24], wall[32], alaunch[24], apas[24], awall[32];
+	char kern[24], inv[24], pas[24], wall[32], num[2][3][32], key[2][4][32];
+	struct rl_field f[8 + 2 * 4] = {
+		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
+		{ "passes", pas }, { "wall_s", wall }, { "command", command },
+		{ "tensor_not_collected", not_collected },
+	};
+	size_t n = 7;
 	long kernels, passes;
-	bool ran = p2->csv != NULL;
 
 	summarize(t, cols, ncols, &kernels, &passes);
 	snprintf(kern, sizeof(kern), "%ld", kernels);
 	snprintf(inv, sizeof(inv), "%zu", t->n_launches);
 	snprintf(pas, sizeof(pas), "%ld", passes);
 	snprintf(wall, sizeof(wall), "%.6f", wall_s);
-	snprintf(alaunch, sizeof(alaunch), "%zu", p2->merged);
-	snprintf(apas, sizeof(apas), "%ld", p2->passes);
-	snprintf(awall, sizeof(awall), "%.6f", p2->wall);
-	return rl_emit(ctx, "collect_summary", (const struct rl_field[]){
-		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
-		{ "passes", pas }, { "wall_s", wall }, { "command", command },
-		{ "tensor_not_collected", not_collected },
-		ran ? (struct rl_field){ "adaptive_launches", alaunch } : (struct rl_field){ NULL, NULL },
-		{ "adaptive_passes", apas }, { "adaptive_wall_s", awall },
-		{ "adaptive_command", p2->command }, { NULL, NULL } });
+	for (size_t k = 0; k < n_p2 && k < 2; k++) {
+		static const char *const what[4] = { "launches", "passes", "wall_s", "command" };
+
+		if (!p2[k].csv)
+			continue;
+		for (int w = 0; w < 4; w++)
+			snprintf(key[k][w], sizeof(key[k][w]), "%s_%s", p2[k].prefix, what[w]);
+		snprintf(num[k][0], sizeof(num[k][0]), "%zu", p2[k].merged);
+		snprintf(num[k][1], sizeof(num[k][1]), "%ld", p2[k].passes);
+		snprintf(num[k][2], sizeof(num[k][2]), "%.6f", p2[k].wall);
+		for (int w = 0; w < 3; w++)
+			f[n++] = (struct rl_field){ key[k][w], num[k][w] };
+		f[n++] = (struct rl_field){ key[k][3], p2[k].command };
+	}
+	f[n] = (struct rl_field){ NULL, NULL };
+	return rl_emit(ctx, "collect_summary", f);
 }
 
 /* ---- plugin ----------------------------------------------------------------- */
@@ -613,6 +642,11 @@ static int check_extra(struct rl_ctx *ctx, const struct ncu_config *cfg,
 			 cfg->extra.v[i], st->table_path);
 		return -EINVAL;
 	}
+	for (i = 0; cfg->instruction_kernels.n && i < cfg->extra.n; i++)
+		if (strcmp(cfg->extra.v[i], NCU_TABLE_SET_INSTRUCTION) == 0) {
+			rl_error(ctx, "extra: [instruction] (every launch, in the first pass) and instruction_kernels (a second pass over those kernels) exclude each other");
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -846,24 +880,61 @@ static int pass2_try(struct rl_ctx *ctx, const struct ncu_config *c, struct job 
 }
 
 /*
- * The targeted second pass (plugins/ncu/adapt.h): ncu once more over the
- * launches that ran tensor-pipe instructions no collected datapath counted,
- * with the datapaths the set left out.  Only those kernels (their full
- * names, --kernel-name-base demangled) unless launch_skip or launch_count
- * is set; when that filter profiles nothing (on the H100, ncu's demangled
- * base did not match a template kernel's printed name), once more with the
- * step's own filters: every launch again, the marked ones merged.  Either
- * way invocations line up.  A failure here is a warning: the first pass's
- * records stand as they are, with their tensor_not_collected.  p gets what
- * ran (p->csv NULL: nothing usable).
+ * Run second pass p over its marked launches (p->sel, p->need set): only
+ * those kernels (their full names, --kernel-name-base demangled) unless
+ * launch_skip or launch_count is set; when that filter profiles nothing (on
+ * the H100, ncu's demangled base did not match a template kernel's printed
+ * name), once more with the step's own filters: every launch again, the
+ * marked ones merged.  Either way invocations line up.  A failure here is
+ * a warning: the first pass's records stand as they are.  p gets what ran
+ * (p->csv NULL: nothing usable).
  */
-static void second_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
-			struct ncu_state *st, struct job *j, struct pass2 *p)
+static void pass2_run(struct rl_ctx *ctx, const struct ncu_config *cfg, struct job *j,
+		      struct pass2 *p)
 {
 	struct ncu_config c2 = *cfg;
 	char *metrics = NULL, *csv = NULL, *log = NULL;
 	bool targeted = !cfg->launch_skip && !cfg->launch_count;
 
+	if (targeted && adapt_kernel_list(j->csv, p->need, &p->kernels))
+		goto out_oom;
+	if (targeted) {
+		c2.kernels = p->kernels;
+		c2.kernel_name_base = "demangled";
+	}
+	if (!(metrics = argv_metric_list(p->sel, (size_t)p->n_sel)) ||
+	    !(p->names = names_of(p->sel, (size_t)p->n_sel)) ||
+	    !(csv = join(ctx->out_dir, p->csv_file)) ||
+	    !(log = join(ctx->out_dir, p->log_file)))
+		goto out_oom;
+	if (pass2_try(ctx, &c2, j, p, metrics, csv, log) &&
+	    (!targeted || pass2_try(ctx, cfg, j, p, metrics, csv, log))) {
+		rl_warn(ctx, "%s pass: nothing usable; the first pass's records stand", p->what);
+		goto out_free;
+	}
+	p->passes = max_passes(p->csv, p->sel, p->n_sel);
+	rl_info(ctx, "%s pass: %zu launch(es) in %.3f s, %ld replay passes", p->what,
+		p->csv->n_launches, p->wall, p->passes);
+	goto out_free;
+out_oom:
+	rl_warn(ctx, "%s pass: out of memory; the first pass's records stand", p->what);
+out_free:
+	free(metrics);
+	free(csv);
+	free(log);
+}
+
+/*
+ * The tensor pass (plugins/ncu/adapt.h): ncu once more over the launches
+ * that ran tensor-pipe instructions no collected datapath counted, with the
+ * datapaths the set left out.
+ */
+static void tensor_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			struct ncu_state *st, struct job *j, struct pass2 *p)
+{
+	*p = (struct pass2){ .what = "tensor", .passes_key = "adaptive_passes",
+			     .prefix = "adaptive", .csv_file = ADAPT_CSV_FILE,
+			     .log_file = ADAPT_LOG_FILE, .clears_tensor = true };
 	if (!cfg->adaptive || !j->not_collected[0])
 		return;
 	p->n_sel = adapt_rows(st->table, j->arch, (const char *const *)cfg->extra.v,
@@ -873,66 +944,77 @@ static void second_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
 	p->marked = adapt_mark(j->csv, j->cols, (size_t)j->n_sel, p->need);
 	if (!p->marked)
 		return;
-	if (targeted && adapt_kernel_list(j->csv, p->need, &p->kernels))
-		goto out_oom;
-	if (targeted) {
-		c2.kernels = p->kernels;
-		c2.kernel_name_base = "demangled";
-	}
-	if (!(metrics = argv_metric_list(p->sel, (size_t)p->n_sel)) ||
-	    !(p->names = names_of(p->sel, (size_t)p->n_sel)) ||
-	    !(csv = join(ctx->out_dir, ADAPT_CSV_FILE)) ||
-	    !(log = join(ctx->out_dir, ADAPT_LOG_FILE)))
-		goto out_oom;
 	rl_info(ctx, "%zu launch(es) ran tensor-pipe instructions that no collected datapath counted (not collected: %s)",
 		p->marked, j->not_collected);
-	if (pass2_try(ctx, &c2, j, p, metrics, csv, log) &&
-	    (!targeted || pass2_try(ctx, cfg, j, p, metrics, csv, log))) {
-		rl_warn(ctx, "second pass: nothing usable; the first pass's records stand");
-		goto out_free;
+	pass2_run(ctx, cfg, j, p);
+}
+
+/*
+ * The instruction pass: the Instruction Roofline's rows (set instruction)
+ * over the launches of the kernels that option instruction_kernels names,
+ * so that the first pass keeps the default set for every launch.
+ */
+static void instruction_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			     struct ncu_state *st, struct job *j, struct pass2 *p)
+{
+	char err[256];
+	long marked;
+
+	*p = (struct pass2){ .what = "instruction", .passes_key = "instruction_passes",
+			     .prefix = "instruction", .csv_file = INSTR_CSV_FILE,
+			     .log_file = INSTR_LOG_FILE };
+	if (!cfg->instruction_kernels.n)
+		return;
+	p->n_sel = adapt_rows_set(st->table, j->arch, NCU_TABLE_SET_INSTRUCTION, &p->sel);
+	if (p->n_sel == 0)
+		rl_warn(ctx, "%s has no instruction rows for arch %s: no instruction pass",
+			st->table_path, j->arch);
+	if (p->n_sel <= 0 || !(p->need = calloc(j->csv->n_launches + 1, sizeof(*p->need))))
+		return;
+	marked = adapt_mark_names(j->csv, &cfg->instruction_kernels, p->need, err, sizeof(err));
+	if (marked <= 0) {
+		rl_warn(ctx, "instruction_kernels: %s", marked < 0 ? err : "no launch matches");
+		return;
 	}
-	p->passes = max_passes(p->csv, p->sel, p->n_sel);
-	rl_info(ctx, "second pass: %zu launch(es) in %.3f s, %ld replay passes", p->csv->n_launches,
-		p->wall, p->passes);
-	goto out_free;
-out_oom:
-	rl_warn(ctx, "second pass: out of memory; the first pass's records stand");
-out_free:
-	free(metrics);
-	free(csv);
-	free(log);
+	p->marked = (size_t)marked;
+	rl_info(ctx, "%zu launch(es) of instruction_kernels: the instruction rows in a second pass",
+		p->marked);
+	pass2_run(ctx, cfg, j, p);
 }
 
 static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 			      void *state)
 {
 	const struct ncu_config *cfg = config;
-	struct pass2 p2;
+	struct pass2 p2[2];
 	struct job j;
 	enum rl_result r;
 	double wall = 0;
 
 	memset(&j, 0, sizeof(j));
-	memset(&p2, 0, sizeof(p2));
+	memset(p2, 0, sizeof(p2));
 	r = prepare(ctx, cfg, state, &j);
 	if (r == RL_OK)
 		r = profile(ctx, &j, &wall);
 	if (r == RL_OK) {
 		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
-		second_pass(ctx, cfg, state, &j, &p2);
+		tensor_pass(ctx, cfg, state, &j, &p2[0]);
+		instruction_pass(ctx, cfg, state, &j, &p2[1]);
 		query_uuids(ctx, &j.gpus);
 		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version, &j.gpus,
-				 j.not_collected, &p2) ||
+				 j.not_collected, p2, 2) ||
 		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command,
-				 j.not_collected, &p2)) {
+				 j.not_collected, p2, 2)) {
 			rl_error(ctx, "cannot emit records");
 			r = RL_RETRY;
 		}
-		if (p2.csv && p2.merged < p2.marked)
-			rl_warn(ctx, "second pass: %zu of %zu launches matched by kernel and invocation",
-				p2.merged, p2.marked);
+		for (int k = 0; k < 2; k++)
+			if (p2[k].csv && p2[k].merged < p2[k].marked)
+				rl_warn(ctx, "%s pass: %zu of %zu launches matched by kernel and invocation",
+					p2[k].what, p2[k].merged, p2[k].marked);
 	}
-	pass2_release(&p2);
+	pass2_release(&p2[0]);
+	pass2_release(&p2[1]);
 	job_release(&j);
 	return r;
 }

@@ -5,6 +5,8 @@
 #include "ncu/adapt.h"
 
 #include <errno.h>
+#include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +53,62 @@ out_free:
 	free(all);
 	free(sel);
 	return n;
+}
+
+long adapt_rows_set(const struct ncu_table *t, const char *arch, const char *set,
+		    const struct ncu_table_row ***out)
+{
+	const struct ncu_table_row **sel = NULL, **rows;
+	long n_sel = ncu_table_select(t, arch, (const char *const[]){ set }, 1, &sel);
+	long n = 0;
+
+	*out = NULL;
+	if (n_sel < 0 || !(rows = calloc((size_t)n_sel + 1, sizeof(*rows)))) {
+		free(sel);
+		return -ENOMEM;
+	}
+	for (long i = 0; i < n_sel; i++)
+		if (strcmp(sel[i]->set, set) == 0)
+			rows[n++] = sel[i];
+	for (long i = 0; n && i < n_sel; i++)
+		if (strcmp(sel[i]->role, "passes") == 0)
+			rows[n++] = sel[i];
+	free(sel);
+	*out = rows;
+	return n;
+}
+
+long adapt_mark_names(const struct ncu_csv *t, const struct rl_strlist *re, bool *need,
+		      char *err, size_t size)
+{
+	regex_t *rx = calloc(re->n + 1, sizeof(*rx));
+	long marked = 0;
+	size_t ok = 0;
+
+	if (!rx)
+		return -ENOMEM;
+	for (; ok < re->n; ok++) {
+		int rc = regcomp(&rx[ok], re->v[ok], REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char why[128];
+
+			regerror(rc, &rx[ok], why, sizeof(why));
+			snprintf(err, size, "'%s': %s", re->v[ok], why);
+			marked = -EINVAL;
+			break;
+		}
+	}
+	for (size_t i = 0; marked >= 0 && i < t->n_launches; i++) {
+		need[i] = false;
+		for (size_t k = 0; k < re->n && !need[i] && t->launches[i].kernel; k++)
+			need[i] = regexec(&rx[k], t->launches[i].kernel, 0, NULL, 0) == 0;
+		marked += need[i];
+	}
+	for (size_t k = 0; k < ok; k++)
+		regfree(&rx[k]);
+	free(rx);
+	return marked;
 }
 
 static bool positive(const char *v)

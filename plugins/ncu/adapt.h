@@ -43,6 +43,24 @@ long adapt_rows(const struct ncu_table *t, const char *arch,
 		const struct ncu_table_row ***out);
 
 /*
+ * The rows of a second pass that collects one set of the table (the
+ * Instruction Roofline's, NCU_TABLE_SET_INSTRUCTION) on arch: that set's
+ * rows, then the passes row.  Count (0: the arch has none of the set) or
+ * -ENOMEM; *out malloc'd.
+ */
+long adapt_rows_set(const struct ncu_table *t, const char *arch, const char *set,
+		    const struct ncu_table_row ***out);
+
+/*
+ * Mark the launches whose kernel name (as ncu printed it) matches one of
+ * the POSIX extended regexes re (the ncu option instruction_kernels).
+ * Returns how many, or -EINVAL when a regex does not compile (err gets
+ * "'RE': why", size bytes).
+ */
+long adapt_mark_names(const struct ncu_csv *t, const struct rl_strlist *re, bool *need,
+		      char *err, size_t size);
+
+/*
  * Mark the launches of the first pass (t, with its columns) that need the
  * second: the tensor_inst value is a number > 0 and no column of a
  * datapath role holds a number > 0.  need has t->n_launches entries.

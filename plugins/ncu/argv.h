@@ -32,6 +32,7 @@ struct ncu_config {
 	struct rl_strlist extra;
 	long device;    /* -1: the GPUs as given; else one of them (gpus.h) */
 	int adaptive;   /* the targeted second pass for uncounted tensor work */
+	struct rl_strlist instruction_kernels; /* regexes: the instruction pass */
 	/* Not an option: NULL, or "demangled" for the targeted second pass,
 	 * whose kernel regexes match the full names ncu printed (adapt.h). */
 	const char *kernel_name_base;

@@ -107,9 +107,12 @@ static int setup(void **state)
 		 "  if [ -n \"$FAKE_CSV2_FIRST\" ] && [ ! -e '%s2.first' ]; then\n"
 		 "    : > '%s2.first'; cp \"$FAKE_CSV2_FIRST\" \"$log\"\n"
 		 "  else cp \"$FAKE_CSV2\" \"$log\"; fi;;\n"
+		 "*ncu-instruction.csv)\n"
+		 "  { echo ==call; cat '%s'; } >> '%s3'; cp \"$FAKE_CSV3\" \"$log\";;\n"
 		 "*) cp \"$FAKE_CSV\" \"$log\";;\n"
 		 "esac\n"
-		 "exit ${FAKE_RC:-$rc}\n", w->args, w->args, w->args, w->args, w->args);
+		 "exit ${FAKE_RC:-$rc}\n", w->args, w->args, w->args, w->args, w->args, w->args,
+		 w->args);
 	write_script(w->ncu, text);
 	snprintf(text, sizeof(text), "#!/bin/sh\ncat '%s'\n",
 		 fixture("kernel_abc.program.txt"));
@@ -687,6 +690,85 @@ static void test_adaptive_kernel_list(void **state)
 	ncu_csv_free(csv);
 }
 
+/* ---- the instruction pass (option instruction_kernels) -------------------- */
+
+/* inst_walls on the H100: the first pass with the default set (run 2), the
+ * instruction rows from run 1's capture of the same program. */
+static void use_walls(struct world *w, char **re, size_t n)
+{
+	static char first[1400], third[1400];
+
+	snprintf(first, sizeof(first), "%s/../instr/walls-adaptive.ncu.csv", fixtures);
+	snprintf(third, sizeof(third), "%s/../instr/walls-instr.ncu.csv", fixtures);
+	setenv("FAKE_CSV", first, 1);
+	setenv("FAKE_CSV3", third, 1);
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.instruction_kernels = (struct rl_strlist){ n, re };
+}
+
+static char *args3(struct world *w)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s3", w->args);
+	return read_all(path);
+}
+
+/* Only the transposes get the instruction rows, merged into their records
+ * by kernel and invocation; the first pass stays the default set. */
+static void test_instruction_pass(void **state)
+{
+	struct world *w = *state;
+	char *re[] = { (char *)(uintptr_t)"^transpose_" };
+	char *k, *sum;
+	const char *a;
+	long n = stub_host_count(&w->h, "kernel");
+
+	use_walls(w, re, 1);
+	assert_int_equal(run_plugin(w), RL_OK);
+	n = stub_host_count(&w->h, "kernel") - n;
+	assert_int_equal(n, 15);
+	k = record(w, "kernel", 13);
+	assert_string_equal(get(k, "kernel"), "transpose_naive(const float *, float *, int)");
+	assert_string_equal(get(k, "smsp__inst_executed.sum"), "71303168");
+	assert_string_equal(get(k, "instruction_pass"), "1");
+	assert_string_equal(get(k, "instruction_passes"), "6");
+	assert_string_equal(get(k, "profiler__replayer_passes"), "4"); /* the first pass's */
+	free(k);
+	k = record(w, "kernel", 1); /* walls_global<1>: not named */
+	assert_null(strstr(k, "smsp__inst_executed.sum="));
+	assert_null(strstr(k, "instruction_pass="));
+	free(k);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(sum, "instruction_launches"), "2");
+	assert_string_equal(get(sum, "instruction_passes"), "6");
+	assert_null(strstr(sum, "adaptive_launches="));
+	/* the first pass collected no instruction row */
+	assert_null(strstr(get(sum, "command"), "smsp__inst_executed.sum"));
+	assert_non_null(strstr(get(sum, "command"), "gpu__time_duration.sum"));
+	free(sum);
+	a = args3(w);
+	assert_non_null(a);
+	assert_non_null(strstr(a, "\n--metrics\nsmsp__inst_executed.sum,"));
+	assert_non_null(strstr(a, "\n-k\nregex:(^transpose_naive\\(const float \\*, float \\*, int\\)$)|"
+				  "(^transpose_padded\\(const float \\*, float \\*, int\\)$)\n"));
+}
+
+static void test_instruction_pass_errors(void **state)
+{
+	struct world *w = *state;
+	char *re[] = { (char *)(uintptr_t)"(unclosed" };
+	char *extra[] = { (char *)(uintptr_t)"instruction" };
+
+	use_walls(w, re, 1);
+	assert_int_equal(run_plugin(w), RL_OK); /* a warning, the first pass stands */
+	assert_non_null(strstr(w->h.log.buf, "instruction_kernels: '(unclosed'"));
+	assert_null(args3(w));
+	w->cfg.extra = (struct rl_strlist){ 1, extra };
+	assert_int_not_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &w->state), 0);
+	assert_non_null(strstr(w->h.log.buf, "exclude each other"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -709,6 +791,8 @@ int main(void)
 		cmocka_unit_test(test_adaptive_mark),
 		cmocka_unit_test(test_adaptive_rows_and_regex),
 		cmocka_unit_test(test_adaptive_kernel_list),
+		cmocka_unit_test_setup_teardown(test_instruction_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_instruction_pass_errors, setup, teardown),
 	};
 	const char *d = getenv("NCU_FIXTURES");
 
