@@ -28,7 +28,8 @@
  * or empirical) and `iwall` records (space global: stride 0, unit stride
  * and uncoalesced for 4-byte words; shared: no conflict to 32-way;
  * theoretical, from common/instr_math.h).  With `chart: true` it draws
- * instruction.svg with gnuplot (plugins/instruction/ir_chart.c).  A kernel
+ * instruction.svg, the first GPU's, with gnuplot
+ * (plugins/instruction/ir_chart.c; no chart is a warning, not a failure).  A kernel
  * without the instruction metrics is left out with a warning; no kernel at
  * all with them fails the step.
  */
