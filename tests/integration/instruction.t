@@ -74,4 +74,27 @@ ok "the report has its Instruction Roofline section" grep -q '<section id="instr
 is "$(sed -n '/<section id="instruction">/,/<\/section>/p' "$html" | grep -c '<tr><td>')" \
 	"$(sql "select count(*) from instruction_points where run_id = $run")" \
 	"the report's section: a row per point stored"
+
+# A user's daemon-side step runs the facility's gnuplot, not one of hers:
+# the instruction step's option gnuplot is a program option like the
+# gnuplot plugin's (daemon/step_policy.c).
+mkdir -p "$TEST_TMP/alice-home"
+chown alice: "$TEST_TMP/alice-home"
+evil=$TEST_TMP/alice-home/gnuplot
+printf '#!/bin/sh\ntouch %s/pwned\n' "$TEST_TMP/alice-home" >"$evil"
+chown alice: "$evil"
+chmod 0755 "$evil"
+sed -e 's/^name: .*/name: instruction-ownprog/' \
+	-e "s|^    timeout: \"5m\"$|    timeout: \"5m\"\n    with: { gnuplot: $evil }|" \
+	"$ROOT/pipelines/instruction-replay.yaml" | awk '/^  - id: report/ { exit } { print }' \
+	>"$TEST_TMP/ownprog.yaml"
+chmod 0644 "$TEST_TMP/ownprog.yaml"
+ok "the pipeline names her gnuplot" grep -q "gnuplot: $evil" "$TEST_TMP/ownprog.yaml"
+run=$(as alice "$BIN/roofline" submit "${attach[@]}" "$TEST_TMP/ownprog.yaml" 2>>"$TEST_TMP/submit.err")
+wait_run "$run" 60
+is "$(run_state "$run")" failed "an instruction step that names its own gnuplot fails"
+like "$(sql "select error from runs where id = $run")" \
+	"option 'gnuplot' of step 'instruction' names a program.*gnuplot_program" \
+	"before it starts, naming the option and the configuration key"
+ok "her program did not run" test ! -e "$TEST_TMP/alice-home/pwned"
 done_testing
