@@ -12,7 +12,7 @@ static const struct {
 	const char *plugin, *option;
 } program_options[] = {
 	{ "ncu", "ncu" }, { "ncu", "command" }, { "ncu", "extra" },
-	{ "gnuplot", "gnuplot" }, { "ert", "bench" },
+	{ "gnuplot", "gnuplot" }, { "ert", "bench" }, { "instruction", "gnuplot" },
 };
 
 static bool names_program(const char *plugin, const char *option)
@@ -62,7 +62,8 @@ void step_policy_programs(const struct config *cfg, const struct step_row *s,
 {
 	if (s->facility || !s->on_daemon)
 		return;
-	if (strcmp(s->plugin, "gnuplot") == 0 && cfg->gnuplot_program[0])
+	if ((strcmp(s->plugin, "gnuplot") == 0 || strcmp(s->plugin, "instruction") == 0) &&
+	    cfg->gnuplot_program[0])
 		job_spec_add_option(spec, "gnuplot", cfg->gnuplot_program);
 	if (strcmp(s->plugin, "ncu") == 0 && cfg->ncu_program[0])
 		job_spec_add_option(spec, "ncu", cfg->ncu_program);

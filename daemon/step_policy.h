@@ -4,7 +4,8 @@
  * A step `on: daemon` runs roofline-job on the service node as the run's
  * user.  For a user's run (not the facility's) the daemon allows only the
  * programs the facility installed: an option that names a program to run
- * (ncu's `ncu`, `command` and `extra`, gnuplot's `gnuplot`, ert's `bench`)
+ * (ncu's `ncu`, `command` and `extra`, gnuplot's and instruction's
+ * `gnuplot`, ert's `bench`)
  * is refused on a daemon-side step, and the daemon's configuration
  * (ncu_program, gnuplot_program) says which program runs instead.  With
  * `user_daemon_steps: false` a user's run may have no daemon-side step.
