@@ -86,7 +86,7 @@ static const char tonight_sql[] =
 	" coalesce(cause, ''), coalesce(synthetic, ''), run_id, pipeline, night"
 	" from rl_fleet_tonight(null, (select max(s.run_id) from steps s join runs r"
 	"  on r.id = s.run_id where s.plugin = 'fleet' and s.state = 'succeeded'"
-	"  and r.facility)) where mode = 'sequential'";
+	"  and r.facility)) where mode = 'sequential' order by node, gpu_uuid, ceiling";
 
 /* The data block: {"run","pipeline","night","synthetic","models","parts",
  * "ceilings","thr":[model][ceiling] median threshold %,"gpus":[[node,
@@ -136,7 +136,7 @@ static void data_block(struct strbuf *sb, const struct db_result *r)
 		gpu_file(file, sizeof(file), db_value(r, from, T_UUID));
 		strbuf_addstr(sb, ng++ ? ",\n[" : "\n[");
 		json_str(sb, db_value(r, from, T_NODE));
-		strbuf_addf(sb, ",%s,%d,%d,\"%s\",[", *db_value(r, from, T_INDEX) ?
+		strbuf_addf(sb, ",%s,%d,%d,\"%s\",[", db_value(r, from, T_INDEX) ?
 			    db_value(r, from, T_INDEX) : "null", m,
 			    name_index(&parts, db_value(r, from, T_PART)), file);
 		for (size_t c = 0; c < ceilings.n; c++) {

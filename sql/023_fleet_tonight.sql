@@ -24,44 +24,52 @@ returns table (run_id bigint, pipeline text, night date, node text,
 	       severity text, cause text, synthetic text)
 language sql stable security invoker
 set search_path = pg_catalog, public
+-- the CTEs' row counts are unknown to the planner (it guesses one): a
+-- nested loop over 144,000 figures x the findings would take minutes
+set enable_nestloop = off
 as $$
-	with st as (
+	with st as materialized (
 		select s.id, s.attempt, r.id as run_id, r.pipeline_name, r.night
 		from steps s join runs r on r.id = s.run_id
 		where s.plugin = 'fleet' and s.state = 'succeeded'
 		  and (p_run is null or r.id = p_run)
 		  and (p_pipeline is null or r.pipeline_name = p_pipeline)
 		order by r.id desc, s.id desc limit 1
-	), rec as (
-		select x.kind, x.fields as f, st.run_id, st.pipeline_name, st.night
-		from st join step_records x on x.step = st.id and x.attempt = st.attempt
-		 and x.run_id = st.run_id
-		where x.kind in ('fleet_gpu', 'finding')
-	), g as (
-		select * from rec where kind = 'fleet_gpu'
-	), fi as (
+	), rec as materialized (
+		-- (run_id, kind): step_records_run_kind_idx
+		select x.kind, x.fields as f
+		from step_records x
+		where x.run_id = (select st.run_id from st)
+		  and x.kind in ('fleet_gpu', 'finding')
+		  and x.step = (select st.id from st)
+		  and x.attempt = (select st.attempt from st)
+	), g as materialized (
+		select f ->> 'node' as node, nullif(f ->> 'gpu_index', '')::integer as gpu_index,
+		       f ->> 'gpu_uuid' as uuid, f ->> 'gpu_name' as model,
+		       f ->> 'ceiling' as ceiling, coalesce(f ->> 'mode', '') as mode,
+		       (f ->> 'value')::double precision as value,
+		       (f ->> 'fleet_median')::double precision as median,
+		       (f ->> 'pct_of_median')::double precision as pct,
+		       nullif(f ->> 'threshold_pct', '')::double precision as thr,
+		       f ->> 'flagged' = '1' as flagged,
+		       nullif(f ->> 'synthetic', '') as synthetic
+		from rec where kind = 'fleet_gpu' and coalesce(f ->> 'peer_index', '') = ''
+	), fi as materialized (
 		select f ->> 'gpu_uuid' as uuid, f ->> 'measure' as measure,
-		       coalesce(f ->> 'mode', '') as mode, f
+		       coalesce(f ->> 'mode', '') as mode, f ->> 'class' as class,
+		       f ->> 'severity' as severity, nullif(f ->> 'cause', '') as cause,
+		       nullif(f ->> 'threshold_pct', '')::double precision as thr,
+		       nullif(f ->> 'synthetic', '') as synthetic
 		from rec where kind = 'finding' and f ->> 'scope' = 'gpu'
+		  and coalesce(f ->> 'peer_index', '') = ''
 	)
-	select g.run_id, g.pipeline_name, g.night, g.f ->> 'node',
-	       coalesce(rn.partition, ''), nullif(g.f ->> 'gpu_index', '')::integer,
-	       g.f ->> 'gpu_uuid', g.f ->> 'gpu_name', g.f ->> 'ceiling',
-	       coalesce(g.f ->> 'mode', ''),
-	       (g.f ->> 'value')::double precision,
-	       (g.f ->> 'fleet_median')::double precision,
-	       (g.f ->> 'pct_of_median')::double precision,
-	       nullif(coalesce(g.f ->> 'threshold_pct', fi.f ->> 'threshold_pct'), '')::double precision,
-	       g.f ->> 'flagged' = '1', fi.f ->> 'class', fi.f ->> 'severity',
-	       nullif(fi.f ->> 'cause', ''),
-	       nullif(coalesce(g.f ->> 'synthetic', fi.f ->> 'synthetic'), '')
-	from g
-	left join fi on fi.uuid = g.f ->> 'gpu_uuid' and fi.measure = g.f ->> 'ceiling'
-	 and fi.mode = coalesce(g.f ->> 'mode', '')
-	 and coalesce(g.f ->> 'peer_index', '') = ''
-	left join run_nodes rn on rn.run_id = g.run_id and rn.node = g.f ->> 'node'
-	where coalesce(g.f ->> 'peer_index', '') = ''
-	order by g.f ->> 'flagged' = '1' desc, (g.f ->> 'pct_of_median')::double precision,
-		 g.f ->> 'node', nullif(g.f ->> 'gpu_index', '')::integer, g.f ->> 'ceiling'
+	select st.run_id, st.pipeline_name, st.night, g.node,
+	       coalesce(rn.partition, ''), g.gpu_index, g.uuid, g.model, g.ceiling,
+	       g.mode, g.value, g.median, g.pct, coalesce(g.thr, fi.thr), g.flagged,
+	       fi.class, fi.severity, fi.cause, coalesce(g.synthetic, fi.synthetic)
+	from st cross join g
+	left join fi on fi.uuid = g.uuid and fi.measure = g.ceiling and fi.mode = g.mode
+	left join run_nodes rn on rn.run_id = st.run_id and rn.node = g.node
+	order by g.flagged desc, g.pct, g.node, g.gpu_index, g.ceiling
 $$;
 grant execute on function rl_fleet_tonight(text, bigint) to roofline_users;
