@@ -22,14 +22,17 @@ SIZE_LIMIT=$((1536 * 1024))
 N=$TEST_TMP/night
 "$ROOT/tests/tools/synth-night" --nodes 2000 "$N"
 is "$?" 0 "synth-night made a synthetic night"
+note "generated in $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 is "$(wc -l <"$N/nodes.tsv")" 2000 "of 2,000 nodes"
 is "$(grep -c '^ceiling' "$N/ert/records.tsv")" 139000 \
 	"139,000 ceiling figures (5,000 H100 x 17 + 3,000 H200 x 18)"
 ok "every figure is labelled synthetic" bash -c "! grep -v 'synthetic=synthetic night: ' '$N/ert/records.tsv' | grep -q ."
 
+t=$(date +%s.%N)
 "$BIN/roofline-job" --plugin-dir "$BUILD/plugins" --run fleet --out "$N/fleet" \
 	--input ert="$N/ert" 2>"$TEST_TMP/fleet.log"
 is "$?" 0 "the fleet plugin judged the night"
+note "fleet step: $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 like "$(cat "$TEST_TMP/fleet.log")" "8000 GPUs of 2 models, 139000 figures judged, 68 flagged" \
 	"8,000 GPUs of 2 models, 68 figures flagged"
 # exactly the declared (GPU, ceiling) pairs: each model judged against its own
@@ -83,7 +86,7 @@ is "$?" 0 "the perturbed nodes' $nceil ceiling records ingested (COPY, the routi
 grep -v '^missing_input' "$N/fleet/records.tsv" | to_copy "$fleet" "$run" |
 	psql -X -q -v ON_ERROR_STOP=1 -c "copy step_records (step, attempt, seq, run_id, kind, node, fields) from stdin"
 is "$?" 0 "and the fleet step's records"
-note "loaded in $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+note "records loaded in $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 is "$(sql "select count(*) from ceiling_series where run_ids[cardinality(run_ids)] = $run")" "$nceil" \
 	"ceiling_series holds their night"
 is "$(sql "select count(*) from findings where first_run = $run")" 68 "68 findings"
@@ -106,7 +109,8 @@ t=$(date +%s.%N)
 poke=$(as alice "$BIN/roofline" submit --wait "$TEST_TMP/poke.yaml" 2>&1)
 poke=$(head -1 <<<"$poke")
 is "$(run_state "$poke")" succeeded "a run ended (run $poke): the site is rebuilt"
-wait_for "grep -q 'id=\"tonight-data\"' '$SITE/tonight.html' 2>/dev/null" 60
+# index.html is written last, after tonight's, the GPUs' and the fleet's pages
+wait_for "grep -q 'id=\"tonight-data\"' '$SITE/tonight.html' 2>/dev/null && grep -q 'section id=\"tonight\"' '$SITE/index.html' 2>/dev/null" 60
 note "run and site rebuild: $(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 size=$(( $(stat -c %s "$SITE/tonight.html") + $(stat -c %s "$SITE/tonight.js") ))
 note "tonight.html + tonight.js: $size bytes"
