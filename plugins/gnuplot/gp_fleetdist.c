@@ -212,8 +212,8 @@ static void write_script(const struct gp_chart *c, const struct panel *pn, size_
 		snprintf(title, sizeof(title), "%s", c->cfg->title);
 	else
 		snprintf(title, sizeof(title), "The fleet%s%.40s: each GPU's ceilings as %% of its "
-			 "model's median - %zu GPUs of %zu models, %zu flagged", *night ? " on " : " tonight",
-			 night, c->gpus.n, c->models.n, flagged_gpus(c));
+			 "model's median - %zu GPUs, %zu flagged, %zu model%s", *night ? " on " : " tonight",
+			 night, c->gpus.n, flagged_gpus(c), c->models.n, c->models.n == 1 ? "" : "s");
 	fprintf(f, "# rooflined gnuplot chart '%s' (generated; data in %s.dat): the fleet's\n"
 		"# distribution per model and ceiling (gp_fleetdist.h)\n"
 		"set encoding utf8\nset grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\n"
