@@ -77,6 +77,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The newest facility run's (0, which matches none, when there is none: a
+ * null run would mean the newest of anyone's, a user's too). */
 enum { T_NODE, T_PART, T_INDEX, T_UUID, T_MODEL, T_CEILING, T_PCT, T_THR, T_FLAGGED,
        T_CLASS, T_SEVERITY, T_CAUSE, T_SYNTH, T_RUN, T_PIPE, T_NIGHT };
 
@@ -84,9 +86,9 @@ static const char tonight_sql[] =
 	"select node, partition, gpu_index, gpu_uuid, gpu_name, ceiling, pct,"
 	" threshold_pct, flagged, coalesce(class, ''), coalesce(severity, ''),"
 	" coalesce(cause, ''), coalesce(synthetic, ''), run_id, pipeline, night"
-	" from rl_fleet_tonight(null, (select max(s.run_id) from steps s join runs r"
+	" from rl_fleet_tonight(null, coalesce((select max(s.run_id) from steps s join runs r"
 	"  on r.id = s.run_id where s.plugin = 'fleet' and s.state = 'succeeded'"
-	"  and r.facility)) where mode = 'sequential' order by node, gpu_uuid, ceiling";
+	"  and r.facility), 0)) where mode = 'sequential' order by node, gpu_uuid, ceiling";
 
 /* The data block: {"run","pipeline","night","synthetic","models","parts",
  * "ceilings","thr":[model][ceiling] median threshold %,"gpus":[[node,
