@@ -77,11 +77,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The newest facility run's (0, which matches none, when there is none: a
- * null run would mean the newest of anyone's, a user's too). */
 enum { T_NODE, T_PART, T_INDEX, T_UUID, T_MODEL, T_CEILING, T_PCT, T_THR, T_FLAGGED,
        T_CLASS, T_SEVERITY, T_CAUSE, T_SYNTH, T_RUN, T_PIPE, T_NIGHT };
 
+/* The newest facility run's (0, which matches none, when there is none: a
+ * null run would mean the newest of anyone's, a user's too). */
 static const char tonight_sql[] =
 	"select node, partition, gpu_index, gpu_uuid, gpu_name, ceiling, pct,"
 	" threshold_pct, flagged, coalesce(class, ''), coalesce(severity, ''),"
