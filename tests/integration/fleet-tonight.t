@@ -48,6 +48,13 @@ like "$(grep -c 'subject=GPU-synth-gpu-n1901-2' "$N/fleet/records.tsv")" '^[1-9]
 run=$(sql "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night,
 	submitted_at, started_at, ended_at) values ('fleet-synthetic', 'rlfacility', true, '',
 	'schedule', 'succeeded', '2026-11-27', now(), now(), now()) returning id")
+# the suite's later tests share the database: leave no synthetic fleet behind
+cleanup() {
+	sql "delete from findings where pipeline = 'fleet-synthetic'" >/dev/null
+	sql "delete from ceiling_series where pipeline_name = 'fleet-synthetic'" >/dev/null
+	sql "delete from runs where pipeline_name = 'fleet-synthetic'" >/dev/null
+}
+on_exit cleanup
 ert=$(sql "insert into steps (run_id, step_id, plugin, on_daemon, state, attempt)
 	values ($run, 'ert', 'ert', false, 'succeeded', 1) returning id")
 fleet=$(sql "insert into steps (run_id, step_id, plugin, on_daemon, state, attempt)
