@@ -50,7 +50,7 @@ run=$(sql "insert into runs (pipeline_name, owner, facility, yaml, trigger, stat
 	'schedule', 'succeeded', '2026-11-27', now(), now(), now()) returning id")
 # the suite's later tests share the database: leave no synthetic fleet behind
 cleanup() {
-	sql "delete from findings where pipeline = 'fleet-synthetic'" >/dev/null
+	sql "delete from findings where pipeline_name = 'fleet-synthetic'" >/dev/null
 	sql "delete from ceiling_series where pipeline_name = 'fleet-synthetic'" >/dev/null
 	sql "delete from runs where pipeline_name = 'fleet-synthetic'" >/dev/null
 }
@@ -188,5 +188,8 @@ is "$(jq -r '.gpus[0] | "\(.node)/\(.gpu_index) \(.ceiling)"' <<<"$j")" \
 is "$(jq '.synthetic' <<<"$j")" true "and it says the night is synthetic"
 is "$(as alice "$BIN/roofline" fleet --json --model 'NVIDIA H200' --partition mixed --ceiling hbm_triad --pipeline fleet-synthetic | jq '.gpus | length')" \
 	200 "--model --partition --ceiling filter as the page does"
+cleanup
+is "$(sql "select (select count(*) from runs where pipeline_name = 'fleet-synthetic') + (select count(*) from findings where pipeline_name = 'fleet-synthetic') + (select count(*) from ceiling_series where pipeline_name = 'fleet-synthetic')")" 0 \
+	"the synthetic fleet is removed (later tests share the database)"
 note "test time: $(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 done_testing
