@@ -367,6 +367,7 @@ void gp_chart_release(struct gp_chart *c)
 	free(c->trend_kernel);
 	gp_findings_release(c);
 	strtab_free(&c->gpus);
+	strtab_free(&c->models);
 	strtab_free(&c->ceilings);
 }
 

@@ -10,6 +10,7 @@
 
 #include "gp_draw.h"
 #include "gp_findings.h"
+#include "gp_fleetdist.h"
 #include "gp_text.h"
 
 #define BLUE "#0072B2"       /* Okabe-Ito blue: GPUs, the fleet's median */
@@ -77,6 +78,7 @@ static int take_row(struct gp_chart *c, int mode, const struct rl_field *f)
 	r.pct = mode == GP_FLEET ? field_num(f, "pct_of_median") : NAN;
 	r.lo = field_num(f, "fleet_min");
 	r.hi = field_num(f, "fleet_max");
+	r.thr = field_num(f, "threshold_pct");
 	r.flagged = rl_field_get(f, "flagged") && strcmp(rl_field_get(f, "flagged"), "1") == 0;
 	if (!ceiling || !*ceiling || !isfinite(mode == GP_FLEET ? r.pct : r.value) ||
 	    (mode == GP_GPU_HISTORY && !gp_text_parse_time(rl_field_get(f, "night"), &r.t))) {
@@ -85,7 +87,8 @@ static int take_row(struct gp_chart *c, int mode, const struct rl_field *f)
 	}
 	r.gpu = gpu_index_of(c, f);
 	r.ceiling = gp_strtab_index(&c->ceilings, ceiling);
-	if (r.gpu == GP_NONE || r.ceiling == GP_NONE)
+	r.model = gp_strtab_index(&c->models, rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "?");
+	if (r.gpu == GP_NONE || r.ceiling == GP_NONE || r.model == GP_NONE)
 		return -ENOMEM;
 	if (c->ceilings.n > had && grow_units(c, had, rl_field_get(f, "unit")) < 0)
 		return -ENOMEM;
@@ -186,7 +189,7 @@ void gp_findings_release(struct gp_chart *c)
 
 /* Compute ceilings first (CUDA cores, then tensor), then memory, top down;
  * names not listed after them, alphabetically. */
-static int ceiling_rank(const char *name)
+int gp_findings_ceiling_rank(const char *name)
 {
 	static const char *const order[] = {
 		"fp64_fma", "fp64_add", "fp32_fma", "fp32_add", "fp16_fma", "fp16_add",
@@ -205,7 +208,7 @@ static int by_ceiling(const void *a, const void *b)
 {
 	const char *x = sort_chart->ceilings.v[*(const size_t *)a];
 	const char *y = sort_chart->ceilings.v[*(const size_t *)b];
-	int d = ceiling_rank(x) - ceiling_rank(y);
+	int d = gp_findings_ceiling_rank(x) - gp_findings_ceiling_rank(y);
 
 	return d ? d : strcmp(x, y);
 }
@@ -551,7 +554,11 @@ int gp_findings_write(struct gp_chart *c)
 {
 	struct fdraw d = { .c = c, .base = gp_mode_names[c->mode] };
 	FILE *f = NULL;
-	int rc = plan(&d);
+	int rc;
+
+	if (c->mode == GP_FLEET && c->gpus.n > XTIC_GPUS_MAX)
+		return gp_fleetdist_write(c, d.base);
+	rc = plan(&d);
 
 	if (rc == 0 && !(f = open_out(&d, ".dat")))
 		rc = -errno;

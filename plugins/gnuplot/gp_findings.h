@@ -19,7 +19,8 @@
  *                    step's judge_point class, drawn by gp_draw)
  *
  * Charts (multiplot, one panel per ceiling, ordered compute then memory):
- *   fleet        each GPU's value as % of its model's median (a GPU per x
+ *   fleet        (more than 64 GPUs: gp_fleetdist.h, one box per model)
+ *                each GPU's value as % of its model's median (a GPU per x
  *                position, labelled node/index, a stem from 100 %); flagged
  *                GPUs a vermillion triangle named beside it, the others
  *                blue circles (Okabe-Ito: colour-blind safe, and the shapes
@@ -53,6 +54,10 @@ int gp_findings_check(struct gp_chart *c);
 /* Write the chart's data and script into c->ctx->out_dir; sets
  * c->out_height (the image grows with the panels).  0 or -errno. */
 int gp_findings_write(struct gp_chart *c);
+
+/* Compute ceilings first (CUDA cores, then tensor), then memory: a rank for
+ * sorting panels (names not listed: after them). */
+int gp_findings_ceiling_rank(const char *name);
 
 /* Free what gp_findings_take allocated (rows, units, step, night, uuid). */
 void gp_findings_release(struct gp_chart *c);
