@@ -89,6 +89,7 @@ set_of() {
 	awk -F'\t' -v cc="$CC" -v extra="$1" '
 	/^#/ || NF < 5 { next }
 	!extra && $5 == "extra" { next }
+	$5 == "instruction" { next }
 	$1 == cc { own[$3] = $2; order[++n] = $3 }
 	$1 == "*" { any[$3] = $2; order[++n] = $3 }
 	END {

@@ -93,7 +93,7 @@ if [[ -n $SELECT ]]; then
 	awk -F'\t' -v OFS='\t' -v keep="$chosen,$ALWAYS" '
 		BEGIN { n = split(keep, k, ","); for (i = 1; i <= n; i++) want[k[i]] = 1 }
 		/^#/ || NF < 5 { print; next }
-		($1 == "*" || $1 == "90") { $5 = ($2 in want) ? "default" : "extra" }
+		($1 == "*" || $1 == "90") && $5 != "instruction" { $5 = ($2 in want) ? "default" : "extra" }
 		{ print }' "$TSV_IN" >"$TSV_OUT"
 	echo "$chosen,$ALWAYS"
 	exit 0

@@ -60,11 +60,13 @@ fi
 cat "$OUT/env.txt"
 
 # The metric set of this GPU (a row of its own cc replaces the "*" row of the
-# same role; every part of a datapath kept), as plugins/ncu.c selects it.
+# same role; every part of a datapath kept), as plugins/ncu.c selects it
+# (the instruction rows only with extra: [instruction], never here).
 set_of() { # set_of TSV EXTRA(0/1)
 	awk -F'\t' -v cc="$CC" -v extra="$2" '
 	/^#/ || NF < 5 { next }
 	!extra && $5 == "extra" { next }
+	$5 == "instruction" { next }
 	$1 == cc { own[$3] = 1 }
 	{ row[++n] = $0 }
 	END {

@@ -22,6 +22,7 @@ int cmd_show(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_findings(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 int cmd_ack(int argc, char **argv);
 int cmd_regressions(int argc, char **argv);
 int cmd_open(int argc, char **argv);

@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{ "history", cmd_history, "one kernel's performance over time" },
 	{ "plugins", cmd_plugins, "list installed plugins and their options" },
 	{ "findings", cmd_findings, "GPUs and kernels that got worse, and why" },
+	{ "fleet", cmd_fleet, "every GPU's ceilings tonight against its model, flagged first" },
 	{ "ack", cmd_ack, "acknowledge, resolve or reopen findings" },
 	{ "regressions", cmd_regressions, "a run's kernels against a baseline (exit 1: regressed)" },
 };

@@ -144,9 +144,9 @@ static char **run_nodes(const struct pipeline *p, struct partition_cache *cache,
 	return nodes;
 }
 
-/* Record every node of a `nodes: each` partition, used or not, with what
- * Slurm said of it.  0 or -EIO. */
-static int record_run_nodes(struct engine *e, long run_id,
+/* Record every node of a `nodes: each` partition (NULL: Slurm's default,
+ * recorded as ''), used or not, with what Slurm said of it.  0 or -EIO. */
+static int record_run_nodes(struct engine *e, long run_id, const char *partition,
 			    const struct slurm_node_state *all, size_t n_all)
 {
 	char run[32];
@@ -155,11 +155,12 @@ static int record_run_nodes(struct engine *e, long run_id,
 	for (size_t i = 0; i < n_all; i++) {
 		const char *params[] = { run, all[i].name,
 					 all[i].usable ? "true" : "false",
-					 all[i].state, all[i].reason };
+					 all[i].state, all[i].reason,
+					 partition ? partition : "" };
 
 		if (db_exec(e->db, "insert into run_nodes (run_id, node, used,"
-				   " slurm_state, reason) values ($1, $2, $3, $4,"
-				   " $5) on conflict do nothing", 5, params) < 0)
+				   " slurm_state, reason, partition) values ($1, $2,"
+				   " $3, $4, $5, $6) on conflict do nothing", 6, params) < 0)
 			return -EIO;
 		if (!all[i].usable)
 			log_info("run %ld: node %s not used: %s%s%s", run_id,
@@ -506,7 +507,8 @@ out:
 static int record_start(struct engine *e, struct run_start *rs)
 {
 	if (insert_steps(e, rs->id, &rs->x) < 0 ||
-	    record_run_nodes(e, rs->id, rs->x.all, rs->x.n_all) < 0)
+	    record_run_nodes(e, rs->id, rs->p->slurm.partition, rs->x.all,
+			     rs->x.n_all) < 0)
 		return -EIO;
 	return 0;
 }

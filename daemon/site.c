@@ -15,14 +15,14 @@
 #include "html.h"
 #include "log.h"
 #include "site_files.h"
+#include "site_page.h"
+#include "site_tonight.h"
 #include "strbuf.h"
 #include "util.h"
 
 #define REPORT_MAX (64u << 20) /* a report bigger than this is not copied */
 #define RUNS_PER_GROUP 10      /* runs listed per pipeline (and owner) */
 #define TREND_ROWS 60          /* nights per reference kernel */
-/* The site's pages run no script (a user's report inside one neither) */
-#define SITE_PAGE_CSP "script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'"
 /* What the web server should send with every page under users/ (server/) */
 #define SITE_USERS_CSP "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -42,40 +42,6 @@ static void fail(struct site *s, int rc, const char *what, const char *name)
 		    name ? name : "", strerror(-rc));
 	if (!s->rc)
 		s->rc = rc;
-}
-
-static const char css[] =
-	"body{font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;max-width:1100px;"
-	"margin:0 auto;padding:0 16px 40px;color:#1a1a1a}h1{font-size:22px}"
-	"h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:26px}"
-	"table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;"
-	"border-bottom:1px solid #e3e3e3;text-align:left}th{background:#f3f3f3}"
-	"td.n{text-align:right}nav a{margin-right:14px}.note{color:#555}"
-	".name{font-family:'DejaVu Sans Mono',monospace}";
-
-/* The top of a page; root: the relative path back to the site's root. */
-static void page_begin(struct strbuf *sb, const char *title, const char *root)
-{
-	strbuf_addstr(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		      "<meta http-equiv=\"Content-Security-Policy\" content=\"" SITE_PAGE_CSP "\">\n<title>");
-	html_escape(sb, title);
-	strbuf_addf(sb, "</title>\n<style>%s</style>\n</head>\n<body>\n<nav>"
-		    "<a href=\"%sindex.html\">Site index</a><a href=\"%sfleet.html\">Fleet</a>"
-		    "</nav>\n<h1>", css, root, root);
-	html_escape(sb, title);
-	strbuf_addstr(sb, "</h1>\n");
-}
-
-static void page_end(struct strbuf *sb)
-{
-	strbuf_addstr(sb, "</body>\n</html>\n");
-}
-
-static void cell(struct strbuf *sb, const char *v, bool num)
-{
-	strbuf_addstr(sb, num ? "<td class=\"n\">" : "<td>");
-	html_escape(sb, v);
-	strbuf_addstr(sb, "</td>");
 }
 
 /* An OS user name usable as a directory name. */
@@ -128,7 +94,7 @@ static void report_frame(struct strbuf *sb, const char *id, const char *html)
 {
 	char *title = xasprintf("Report of run %s", id);
 
-	page_begin(sb, title, "../../");
+	site_page_begin(sb, title, "../../", SITE_PAGE_CSP, NULL);
 	strbuf_addstr(sb, "<p class=\"note\">The run's own report, shown in a "
 		      "sandboxed frame: it runs no script and cannot reach this "
 		      "site (docs/report.md).</p>\n<iframe sandbox=\"\" title=\"");
@@ -137,7 +103,7 @@ static void report_frame(struct strbuf *sb, const char *id, const char *html)
 		      "srcdoc=\"");
 	html_escape(sb, html);
 	strbuf_addstr(sb, "\"></iframe>\n");
-	page_end(sb);
+	site_page_end(sb);
 	free(title);
 }
 
@@ -187,10 +153,10 @@ static void run_row(struct strbuf *sb, const struct db_result *r, int i,
 		strbuf_addf(sb, "<td class=\"n\"><a href=\"%srun-%s.html\">%s</a></td>",
 			    dir, db_value(r, i, R_ID), db_value(r, i, R_ID));
 	else
-		cell(sb, db_value(r, i, R_ID), true);
-	cell(sb, db_value(r, i, R_PIPE), false);
-	cell(sb, db_value(r, i, R_STATE), false);
-	cell(sb, db_value(r, i, R_WHEN), false);
+		site_page_cell(sb, db_value(r, i, R_ID), true);
+	site_page_cell(sb, db_value(r, i, R_PIPE), false);
+	site_page_cell(sb, db_value(r, i, R_STATE), false);
+	site_page_cell(sb, db_value(r, i, R_WHEN), false);
 	strbuf_addstr(sb, report ? "<td>report</td></tr>\n" : "<td class=\"note\">no report</td></tr>\n");
 }
 
@@ -259,7 +225,7 @@ static int user_runs(struct site *s, const struct db_result *r, int i,
 	site_dir_prune(dir, &o, pruned);
 	strbuf_init(&sb);
 	title = xasprintf("Runs of %s", owner);
-	page_begin(&sb, title, "../../");
+	site_page_begin(&sb, title, "../../", SITE_PAGE_CSP, NULL);
 	strbuf_addstr(&sb, "<section id=\"runs\">\n");
 	strbuf_addstr(&sb, run_head);
 	for (int k = start; k < i; k++)
@@ -268,7 +234,7 @@ static int user_runs(struct site *s, const struct db_result *r, int i,
 					       db_value(r, k, R_REPORT), pw->pw_uid,
 					       &o, true), "");
 	strbuf_addstr(&sb, "</tbody></table>\n</section>\n");
-	page_end(&sb);
+	site_page_end(&sb);
 	rc = site_file_write(dir, "index.html", sb.buf, sb.len, &o);
 	if (rc < 0)
 		fail(s, rc, "the index of user", owner);
@@ -336,7 +302,7 @@ static void build_fleet(struct site *s, struct strbuf *index)
 		return;
 	}
 	strbuf_init(&sb);
-	page_begin(&sb, "The fleet tonight", "");
+	site_page_begin(&sb, "The fleet tonight", "", SITE_PAGE_CSP, NULL);
 	strbuf_addstr(&sb, "<p class=\"note\">Each GPU's headline ceilings from the latest run "
 		      "of each facility pipeline that measured ceilings (view fleet_ceilings; a "
 		      "user's own runs are never on this page), measured "
@@ -350,11 +316,11 @@ static void build_fleet(struct site *s, struct strbuf *index)
 	for (int i = 0; i < db_rows(r); i++) {
 		strbuf_addstr(&sb, "<tr>");
 		for (int k = 0; k < db_columns(r); k++)
-			cell(&sb, db_value(r, i, k), k == 1 || (k >= 5 && k <= 13 && k != 6));
+			site_page_cell(&sb, db_value(r, i, k), k == 1 || (k >= 5 && k <= 13 && k != 6));
 		strbuf_addstr(&sb, "</tr>\n");
 	}
 	strbuf_addstr(&sb, "</tbody></table>\n");
-	page_end(&sb);
+	site_page_end(&sb);
 	rc = site_file_write(s->root_fd, "fleet.html", sb.buf, sb.len, &s->pub);
 	if (rc < 0)
 		fail(s, rc, "fleet.html", NULL);
@@ -363,6 +329,15 @@ static void build_fleet(struct site *s, struct strbuf *index)
 		    db_rows(r));
 	strbuf_release(&sb);
 	db_result_free(r);
+}
+
+/* The tonight page (site_tonight.c). */
+static void build_tonight(struct site *s, struct strbuf *index)
+{
+	int rc = site_tonight_build(s->db, s->root_fd, &s->pub, index);
+
+	if (rc < 0 && !s->rc)
+		s->rc = rc;
 }
 
 /* ---- reference kernels: every kernel of a facility run ------------------------ */
@@ -391,7 +366,7 @@ static void kernel_page(struct site *s, int dir, const struct db_result *r,
 
 	kernel_file(file, sizeof(file), kernel);
 	strbuf_init(&sb);
-	page_begin(&sb, kernel, "../");
+	site_page_begin(&sb, kernel, "../", SITE_PAGE_CSP, NULL);
 	strbuf_addstr(&sb, "<table id=\"history\"><thead><tr>");
 	for (size_t k = 0; k < ARRAY_SIZE(head); k++)
 		strbuf_addf(&sb, "<th>%s</th>", head[k]);
@@ -399,11 +374,11 @@ static void kernel_page(struct site *s, int dir, const struct db_result *r,
 	for (int i = from; i < to; i++) {
 		strbuf_addstr(&sb, "<tr>");
 		for (int k = K_WHEN; k <= K_RUN; k++)
-			cell(&sb, db_value(r, i, k), k >= K_GFLOPS && k != K_VERDICT);
+			site_page_cell(&sb, db_value(r, i, k), k >= K_GFLOPS && k != K_VERDICT);
 		strbuf_addstr(&sb, "</tr>\n");
 	}
 	strbuf_addstr(&sb, "</tbody></table>\n");
-	page_end(&sb);
+	site_page_end(&sb);
 	rc = site_file_write(dir, file, sb.buf, sb.len, &s->pub);
 	if (rc < 0)
 		fail(s, rc, "the history of", kernel);
@@ -460,7 +435,7 @@ static void build_kernels(struct site *s, struct strbuf *index)
 /* The index's parts, in page order.  The findings issue adds its builder
  * here (and its own pages beside fleet.html). */
 static void (*const builders[])(struct site *, struct strbuf *) = {
-	build_runs, build_fleet, build_kernels,
+	build_runs, build_tonight, build_fleet, build_kernels,
 };
 
 /* server/nginx.conf and server/apache.conf: what a web server serving
@@ -530,10 +505,10 @@ int site_rebuild(const struct config *cfg, struct db *db)
 	}
 	write_server_snippets(&s);
 	strbuf_init(&index);
-	page_begin(&index, "Roofline runs", "");
+	site_page_begin(&index, "Roofline runs", "", SITE_PAGE_CSP, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(builders); i++)
 		builders[i](&s, &index);
-	page_end(&index);
+	site_page_end(&index);
 	rc = site_file_write(s.root_fd, "index.html", index.buf, index.len, &s.pub);
 	if (rc < 0)
 		fail(&s, rc, "index.html", NULL);

@@ -40,7 +40,8 @@ void step_policy_programs(const struct config *cfg, const struct step_row *s,
 {
 	if (s->facility || !s->on_daemon)
 		return;
-	if (strcmp(s->plugin, "gnuplot") == 0 && cfg->gnuplot_program[0])
+	if ((strcmp(s->plugin, "gnuplot") == 0 || strcmp(s->plugin, "instruction") == 0) &&
+	    cfg->gnuplot_program[0])
 		job_spec_add_option(spec, "gnuplot", cfg->gnuplot_program);
 	if (strcmp(s->plugin, "ncu") == 0 && cfg->ncu_program[0])
 		job_spec_add_option(spec, "ncu", cfg->ncu_program);

@@ -5,8 +5,9 @@
  * user.  For a user's run (not the facility's) the daemon allows only the
  * programs the facility installed: an option that names a program to run
  * or steers one (the plugin's option table says so: RL_OPT_PROGRAM, and
- * every command option; ncu's `ncu`, `command` and `extra`, gnuplot's
- * `gnuplot`, ert's `bench`) is refused on a daemon-side step, and the daemon's configuration
+ * every command option; ncu's `ncu`, `command` and `extra`, gnuplot's and
+ * instruction's `gnuplot`, ert's `bench`) is refused on a daemon-side
+ * step, and the daemon's configuration
  * (ncu_program, gnuplot_program) says which program runs instead.  With
  * `user_daemon_steps: false` a user's run may have no daemon-side step.
  * Facility runs are the facility's own and are not limited.

@@ -4,6 +4,7 @@
 #
 #   plugins/ncu.c, plugins/ncu_import.c   the plugins (libc only)
 #   plugins/ncu/argv.c                    the ncu plugin's command line
+#   plugins/ncu/adapt.c                   its targeted second pass (tensor work)
 #   plugins/ncu/perturb.c                 ncu_import's declared changes (tests)
 #   plugins/ncu/ncu_csv.c                 the CSV reader (raw, details pages)
 #   plugins/ncu/ncu_table.c               the metric table
@@ -25,12 +26,12 @@ NCU_MODULES  := ncu_csv ncu_table ncu_record ncu_text ncu_value strmap
 NCU_PIC_OBJS := $(patsubst %,$(B)/obj/plugins/ncu/%.o,$(NCU_MODULES))
 NCU_OBJS     := $(NCU_PIC_OBJS)
 
-$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
+$(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o $(B)/obj/plugins/ncu/adapt.o
 $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/perturb.o
 
 # ---- unit tests: the plugin .c is #included by its test ----
 $(B)/tests/test_ncu_csv: $(NCU_OBJS)
-$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
+$(B)/tests/test_ncu_plugin: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o $(B)/obj/plugins/ncu/adapt.o
 $(B)/tests/test_ncu_import: $(NCU_OBJS) $(B)/obj/plugins/ncu/perturb.o
 $(B)/tests/test_ncu_launch: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o
 
@@ -42,3 +43,4 @@ $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
 # ---- reference kernels ----
 NVCC_LIBS_dgemm := -lcublas
 NVCC_LIBS_tensor_gemm := -lcublas
+NVCC_LIBS_gemm_lt := -lcublasLt

@@ -87,7 +87,7 @@ static const struct rl_option ert_options[] = {
 	  "ert-bench program (default: $ROOFLINE_LIBEXEC/ert-bench, then PATH)", 0 },
 	{ "precisions", RL_OPT_LIST, "fp64,fp32,fp16,tensor",
 	  offsetof(struct ert_config, precisions),
-	  "compute groups: fp64 fp32 fp16 tensor", 0 },
+	  "compute groups: fp64 fp32 fp16 tensor, and inst (warp instructions/s, opt-in)", 0 },
 	{ "levels", RL_OPT_LIST, "hbm,l2,l1,shared",
 	  offsetof(struct ert_config, levels),
 	  "bandwidth groups: hbm l2 (the working-set sweep) l1 shared", 0 },
@@ -125,7 +125,7 @@ static const struct rl_option ert_options[] = {
 };
 
 static const char *const precision_names[] = { "fp64", "fp32", "fp16",
-					       "tensor", NULL };
+					       "tensor", "inst", NULL };
 static const char *const level_names[] = { "hbm", "l2", "l1", "shared", NULL };
 
 /* What init derived from the config; run borrows it. */

@@ -436,9 +436,13 @@ static int emit_finding(struct rl_ctx *ctx, const struct fleet *fl,
 		{ NULL, NULL } });
 }
 
-static int emit_gpu(struct rl_ctx *ctx, const struct figure *g, bool flagged)
+/* One (GPU, ceiling) judged: what the fleet views draw (docs/charts.md,
+ * docs/fleet.md "Tonight at 8,000 GPUs"); fleet_threshold_pct is the band
+ * the fleet comparison used ("" when the model had too few GPUs). */
+static int emit_gpu(struct rl_ctx *ctx, const struct figure *g,
+		    const struct judge_verdict *v)
 {
-	char value[32], med[32], pct[32];
+	char value[32], med[32], pct[32], thr[32];
 
 	return rl_emit(ctx, "fleet_gpu", (const struct rl_field[]){
 		{ "node", g->node ? g->node : "" },
@@ -448,7 +452,10 @@ static int emit_gpu(struct rl_ctx *ctx, const struct figure *g, bool flagged)
 		{ "value", FMT(value, "%.17g", g->value) },
 		{ "fleet_median", FMT(med, "%.17g", g->fleet_median) },
 		{ "pct_of_median", FMT(pct, "%.3f", 100 * g->value / g->fleet_median) },
-		{ "flagged", flagged ? "1" : "0" },
+		{ "flagged", v->flagged ? "1" : "0" },
+		{ "threshold_pct", isfinite(v->fleet_threshold_pct)
+			? FMT(thr, "%.4f", v->fleet_threshold_pct) : "" },
+		{ "synthetic", g->synthetic ? g->synthetic : "" },
 		{ "mode", g->mode },
 		{ "peer_index", or_empty(g->peer) },
 		{ "link", or_empty(g->link) },
@@ -510,7 +517,7 @@ static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
 			rc = emit_finding(ctx, fl, g, &in, &v);
 		}
 		if (rc == 0)
-			rc = emit_gpu(ctx, g, v.flagged);
+			rc = emit_gpu(ctx, g, &v);
 	}
 	if (rc)
 		return rc;

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ncu/adapt.h"
 #include "ncu/argv.h"
 #include "ncu/gpus.h"
 #include "ncu/launch.h"
@@ -59,6 +60,10 @@
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define NCU_CSV_FILE "ncu.csv"
 #define PROGRAM_LOG_FILE "program.log"
+#define ADAPT_CSV_FILE "ncu-adaptive.csv"
+#define ADAPT_LOG_FILE "program-adaptive.log"
+#define INSTR_CSV_FILE "ncu-instruction.csv"
+#define INSTR_LOG_FILE "program-instruction.log"
 
 static const struct rl_option ncu_options[] = {
 	{ "command", RL_OPT_COMMAND, NULL, offsetof(struct ncu_config, command),
@@ -86,6 +91,12 @@ static const struct rl_option ncu_options[] = {
 	  0 },
 	{ "ranks", RL_OPT_LIST, NULL, offsetof(struct ncu_config, ranks),
 	  "steps with tasks: the MPI ranks to profile, one collection each ([0, 3], or [all]); none: [0]",
+	  0 },
+	{ "adaptive", RL_OPT_BOOL, "true", offsetof(struct ncu_config, adaptive),
+	  "profile again, with the tensor datapaths the set left out, just the launches whose tensor pipe ran while no collected datapath counted",
+	  0 },
+	{ "instruction_kernels", RL_OPT_LIST, NULL, offsetof(struct ncu_config, instruction_kernels),
+	  "collect the Instruction Roofline's rows in a second pass over the launches whose kernel name matches one of these POSIX extended regexes",
 	  0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
@@ -463,12 +474,79 @@ static void summarize(const struct ncu_csv *t, const struct ncu_record_column *c
 	}
 }
 
+/* A second pass (plugins/ncu/adapt.h): the tensor pass or the instruction
+ * pass; what it is (its keys), what it collects, what it found. */
+struct pass2 {
+	const char *what;         /* "tensor" or "instruction", in messages */
+	const char *passes_key;   /* "adaptive_passes", "instruction_passes" */
+	const char *prefix;       /* of the summary's fields */
+	const char *csv_file, *log_file;
+	bool clears_tensor;       /* its launches' tensor_not_collected = "" */
+	const struct ncu_table_row **sel;
+	long n_sel;
+	const char **names;
+	struct ncu_csv *csv;
+	bool *need;          /* per first-pass launch */
+	size_t marked, merged;
+	long passes;         /* most replay passes of a second-pass launch */
+	double wall;
+	char *command;
+	struct rl_strlist kernels;
+	struct argv_buf argv;
+};
+
+static void pass2_release(struct pass2 *p)
+{
+	free(p->sel);
+	free(p->names);
+	ncu_csv_free(p->csv);
+	free(p->need);
+	free(p->command);
+	adapt_list_release(&p->kernels);
+	argv_release(&p->argv);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * Append the fields of launch i from pass p to f (*n used; room for
+ * p->n_sel + 2 more): each metric it delivered under its ncu name, its
+ * passes as PREFIX_passes, and PREFIX_pass=1 (adaptive=tensor for the
+ * tensor pass, as recorded since); the tensor pass also clears
+ * tensor_not_collected among the fields before.  False when launch i had
+ * no such pass.
+ */
+static bool pass2_append(const struct ncu_csv *t, size_t i, struct pass2 *p,
+			 struct rl_field *f, size_t *n)
+{
+	long m = p->csv && p->need[i] ? adapt_match(t, i, p->csv) : -1;
+
+	if (m < 0)
+		return false;
+	for (size_t k = 0; p->clears_tensor && k < *n; k++)
+		if (strcmp(f[k].key, "tensor_not_collected") == 0)
+			f[k].value = "";
+	for (long k = 0; k < p->n_sel; k++) {
+		const char *v = p->csv->launches[m].values[k];
+
+		if (v)
+			f[(*n)++] = (struct rl_field){
+				strcmp(p->sel[k]->role, "passes") == 0 ? p->passes_key :
+									 p->sel[k]->metric, v };
+	}
+	f[(*n)++] = p->clears_tensor ? (struct rl_field){ "adaptive", "tensor" } :
+				       (struct rl_field){ "instruction_pass", "1" };
+	f[*n] = (struct rl_field){ NULL, NULL };
+	p->merged++;
+	return true;
+}
+
 /*
  * The device records, then the kernel records.  Both carry the GPU's UUID
  * when known; a kernel record also `tensor_not_collected`: the tensor
- * datapaths of its GPU that this step's metric set left out ("" when none),
- * so that the analysis and its readers never take an absent datapath for
- * no work (docs/collect.md).
+ * datapaths of its GPU that this step's metric set left out ("" when none,
+ * or when the second pass collected them for this launch), so that the
+ * analysis and its readers never take an absent datapath for no work
+ * (docs/collect.md).
  */
 /* The MPI path's tags of one rank's records; NULL fields: not MPI. */
 struct rank_tag {
@@ -489,15 +567,23 @@ static size_t add_tags(struct rl_field *extra, size_t at, const struct rank_tag 
 static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			const char *version, const struct gpus *g,
-			const char *not_collected, const struct rank_tag *tag)
+			const char *not_collected, const struct rank_tag *tag,
+			struct pass2 *p2, size_t n_p2)
 {
 	struct rl_field extra[8] = {
 		{ "source", "ncu" }, { "ncu_version", version },
 	};
+	/* merged: extra's fields, then each second pass's (pass2_append) */
+	size_t room = sizeof(extra) / sizeof(extra[0]);
+	struct rl_field *merged;
 	struct ncu_record rec = { 0 };
 	size_t i, k;
-	int err = 0;
+	int err;
 
+	for (i = 0; i < n_p2; i++)
+		room += (size_t)p2[i].n_sel + 2;
+	merged = calloc(room, sizeof(*merged));
+	err = merged ? 0 : -ENOMEM;
 	for (i = 0; !err && i < t->n_devices; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[i]);
 
@@ -511,36 +597,47 @@ static int emit_kernels(struct rl_ctx *ctx, const struct ncu_csv *t,
 	}
 	for (i = 0; !err && i < t->n_launches; i++) {
 		const char *uuid = gpus_uuid_of(g, &t->devices[t->launches[i].device_index]);
+		size_t n = 2;
+		bool any = false;
 
-		k = 2;
-		extra[k++] = (struct rl_field){ "tensor_not_collected", not_collected };
+
+		extra[n++] = (struct rl_field){ "tensor_not_collected", not_collected };
 		if (uuid)
-			extra[k++] = (struct rl_field){ "gpu_uuid", uuid };
-		add_tags(extra, k, tag);
-		err = ncu_record_kernel(t, i, cols, ncols, extra, &rec);
+			extra[n++] = (struct rl_field){ "gpu_uuid", uuid };
+		n = add_tags(extra, n, tag);
+		memcpy(merged, extra, n * sizeof(*merged));
+		merged[n] = (struct rl_field){ NULL, NULL };
+		for (k = 0; k < n_p2; k++)
+			any = pass2_append(t, i, &p2[k], merged, &n) || any;
+		err = ncu_record_kernel(t, i, cols, ncols, any ? merged : extra, &rec);
 		if (!err)
 			err = rl_emit(ctx, "kernel", rec.fields);
 	}
 	ncu_record_release(&rec);
+	free(merged);
 	return err;
 }
 
 /* One per collection (per rank on the MPI path, tagged like its kernels,
- * with the launcher's command line and the modules the node loaded). */
+ * with the launcher's command line and the modules the node loaded): the
+ * first pass's figures, then each second pass's that ran (PREFIX_launches
+ * merged, PREFIX_passes, PREFIX_wall_s, PREFIX_command; PREFIX adaptive for
+ * the tensor pass, instruction for the other). */
 static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 			const struct ncu_record_column *cols, size_t ncols,
 			double wall_s, const char *command, const char *not_collected,
-			const struct rank_tag *tag, const char *launcher)
+			const struct rank_tag *tag, const char *launcher,
+			const struct pass2 *p2, size_t n_p2)
 {
-	char kern[24], inv[24], pas[24], wall[32];
+	char kern[24], inv[24], pas[24], wall[32], num[2][3][32], key[2][4][32];
 	const char *workdir = rl_step_setting(ctx, "workdir");
 	const char *modules = getenv("LOADEDMODULES");
-	struct rl_field f[16] = {
+	struct rl_field f[13 + 2 * 4] = { /* 12 fields, 4 per second pass, NULL */
 		{ "source", "ncu" }, { "kernels", kern }, { "invocations", inv },
 		{ "passes", pas }, { "wall_s", wall }, { "command", command },
 		{ "tensor_not_collected", not_collected },
 	};
-	size_t k = 7;
+	size_t n = 7;
 	long kernels, passes;
 
 	summarize(t, cols, ncols, &kernels, &passes);
@@ -549,12 +646,27 @@ static int emit_summary(struct rl_ctx *ctx, const struct ncu_csv *t,
 	snprintf(pas, sizeof(pas), "%ld", passes);
 	snprintf(wall, sizeof(wall), "%.6f", wall_s);
 	if (workdir)
-		f[k++] = (struct rl_field){ "workdir", workdir };
+		f[n++] = (struct rl_field){ "workdir", workdir };
 	if (modules && *modules)
-		f[k++] = (struct rl_field){ "modules", modules };
+		f[n++] = (struct rl_field){ "modules", modules };
 	if (launcher)
-		f[k++] = (struct rl_field){ "launcher", launcher };
-	add_tags(f, k, tag);
+		f[n++] = (struct rl_field){ "launcher", launcher };
+	n = add_tags(f, n, tag);
+	for (size_t k = 0; k < n_p2 && k < 2; k++) {
+		static const char *const what[4] = { "launches", "passes", "wall_s", "command" };
+
+		if (!p2[k].csv)
+			continue;
+		for (int w = 0; w < 4; w++)
+			snprintf(key[k][w], sizeof(key[k][w]), "%s_%s", p2[k].prefix, what[w]);
+		snprintf(num[k][0], sizeof(num[k][0]), "%zu", p2[k].merged);
+		snprintf(num[k][1], sizeof(num[k][1]), "%ld", p2[k].passes);
+		snprintf(num[k][2], sizeof(num[k][2]), "%.6f", p2[k].wall);
+		for (int w = 0; w < 3; w++)
+			f[n++] = (struct rl_field){ key[k][w], num[k][w] };
+		f[n++] = (struct rl_field){ key[k][3], p2[k].command };
+	}
+	f[n] = (struct rl_field){ NULL, NULL };
 	return rl_emit(ctx, "collect_summary", f);
 }
 
@@ -583,6 +695,11 @@ static int check_extra(struct rl_ctx *ctx, const struct ncu_config *cfg,
 			 cfg->extra.v[i], st->table_path);
 		return -EINVAL;
 	}
+	for (i = 0; cfg->instruction_kernels.n && i < cfg->extra.n; i++)
+		if (strcmp(cfg->extra.v[i], NCU_TABLE_SET_INSTRUCTION) == 0) {
+			rl_error(ctx, "extra: [instruction] (every launch, in the first pass) and instruction_kernels (a second pass over those kernels) exclude each other");
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -816,10 +933,10 @@ static enum rl_result collect_rank(struct rl_ctx *ctx, struct job *j, long rank,
 		rl_warn(ctx, "rank %ld on %s: no GPU UUIDs (nvidia-smi gave none)", rank, node);
 	rl_info(ctx, "rank %ld on %s: %zu kernel launches", rank, node, csv->n_launches);
 	rc = emit_kernels(ctx, csv, j->cols, (size_t)j->n_sel, j->version, &j->gpus,
-			  j->not_collected, &tag);
+			  j->not_collected, &tag, NULL, 0);
 	if (!rc)
 		rc = emit_summary(ctx, csv, j->cols, (size_t)j->n_sel, wall, j->command,
-				  j->not_collected, &tag, launcher);
+				  j->not_collected, &tag, launcher, NULL, 0);
 	ncu_csv_free(csv);
 	if (rc) {
 		rl_error(ctx, "cannot emit records");
@@ -881,15 +998,170 @@ out_free:
 	return r;
 }
 
+/* The most replay passes of any launch of t (column k of role passes). */
+static long max_passes(const struct ncu_csv *t, const struct ncu_table_row *const *sel, long n)
+{
+	long most = 0;
+
+	for (long k = 0; k < n; k++)
+		for (size_t i = 0; strcmp(sel[k]->role, "passes") == 0 && i < t->n_launches; i++) {
+			double v;
+
+			if (!ncu_value_parse(t->launches[i].values[k], &v) && v > most)
+				most = (long)v;
+		}
+	return most;
+}
+
+/* Run one try of the second pass with filters c and parse its table into
+ * p->csv.  0, or -1 (a warning said why; p->csv stays NULL). */
+static int pass2_try(struct rl_ctx *ctx, const struct ncu_config *c, struct job *j,
+		     struct pass2 *p, const char *metrics, const char *csv, const char *log)
+{
+	struct child_io io = { .cwd = ctx->run_dir, .stdout_path = log };
+	char err[NCU_CSV_ERRLEN];
+	double t0;
+	int rc;
+
+	argv_release(&p->argv);
+	free(p->command);
+	p->command = NULL;
+	if (argv_build(&p->argv, c, j->ncu, j->program, metrics, csv) ||
+	    !(p->command = argv_text(p->argv.v))) {
+		rl_warn(ctx, "second pass: out of memory; the first pass's records stand");
+		return -1;
+	}
+	rl_info(ctx, "profiling again: %s", p->command);
+	t0 = now_s();
+	rc = run_child(p->argv.v, &io);
+	p->wall += now_s() - t0;
+	if (rc != 0) {
+		rl_warn(ctx, "second pass failed (%s; ncu's log: %s)",
+			rc < 0 ? strerror(-rc) : "ncu exited non-zero", csv);
+		return -1;
+	}
+	rc = ncu_csv_read_file(csv, p->names, (size_t)p->n_sel, &p->csv, err, sizeof(err));
+	if (rc) {
+		rl_warn(ctx, "second pass unreadable: %s", rc == -ENOMEM ? "out of memory" : err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Run second pass p over its marked launches (p->sel, p->need set): only
+ * those kernels (their full names, --kernel-name-base demangled) unless
+ * launch_skip or launch_count is set; when that filter profiles nothing (on
+ * the H100, ncu's demangled base did not match a template kernel's printed
+ * name), once more with the step's own filters: every launch again, the
+ * marked ones merged.  Either way invocations line up.  A failure here is
+ * a warning: the first pass's records stand as they are.  p gets what ran
+ * (p->csv NULL: nothing usable).
+ */
+static void pass2_run(struct rl_ctx *ctx, const struct ncu_config *cfg, struct job *j,
+		      struct pass2 *p)
+{
+	struct ncu_config c2 = *cfg;
+	char *metrics = NULL, *csv = NULL, *log = NULL;
+	bool targeted = !cfg->launch_skip && !cfg->launch_count;
+
+	if (targeted && adapt_kernel_list(j->csv, p->need, &p->kernels))
+		goto out_oom;
+	if (targeted) {
+		c2.kernels = p->kernels;
+		c2.kernel_name_base = "demangled";
+	}
+	if (!(metrics = argv_metric_list(p->sel, (size_t)p->n_sel)) ||
+	    !(p->names = names_of(p->sel, (size_t)p->n_sel)) ||
+	    !(csv = join(ctx->out_dir, p->csv_file)) ||
+	    !(log = join(ctx->out_dir, p->log_file)))
+		goto out_oom;
+	if (pass2_try(ctx, &c2, j, p, metrics, csv, log) &&
+	    (!targeted || pass2_try(ctx, cfg, j, p, metrics, csv, log))) {
+		rl_warn(ctx, "%s pass: nothing usable; the first pass's records stand", p->what);
+		goto out_free;
+	}
+	p->passes = max_passes(p->csv, p->sel, p->n_sel);
+	rl_info(ctx, "%s pass: %zu launch(es) in %.3f s, %ld replay passes", p->what,
+		p->csv->n_launches, p->wall, p->passes);
+	goto out_free;
+out_oom:
+	rl_warn(ctx, "%s pass: out of memory; the first pass's records stand", p->what);
+out_free:
+	free(metrics);
+	free(csv);
+	free(log);
+}
+
+/*
+ * The tensor pass (plugins/ncu/adapt.h): ncu once more over the launches
+ * that ran tensor-pipe instructions no collected datapath counted, with the
+ * datapaths the set left out.
+ */
+static void tensor_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			struct ncu_state *st, struct job *j, struct pass2 *p)
+{
+	*p = (struct pass2){ .what = "tensor", .passes_key = "adaptive_passes",
+			     .prefix = "adaptive", .csv_file = ADAPT_CSV_FILE,
+			     .log_file = ADAPT_LOG_FILE, .clears_tensor = true };
+	if (!cfg->adaptive || !j->not_collected[0])
+		return;
+	p->n_sel = adapt_rows(st->table, j->arch, (const char *const *)cfg->extra.v,
+			      cfg->extra.n, &p->sel);
+	if (p->n_sel <= 0 || !(p->need = calloc(j->csv->n_launches + 1, sizeof(*p->need))))
+		return;
+	p->marked = adapt_mark(j->csv, j->cols, (size_t)j->n_sel, p->need);
+	if (!p->marked)
+		return;
+	rl_info(ctx, "%zu launch(es) ran tensor-pipe instructions that no collected datapath counted (not collected: %s)",
+		p->marked, j->not_collected);
+	pass2_run(ctx, cfg, j, p);
+}
+
+/*
+ * The instruction pass: the Instruction Roofline's rows (set instruction)
+ * over the launches of the kernels that option instruction_kernels names,
+ * so that the first pass keeps the default set for every launch.
+ */
+static void instruction_pass(struct rl_ctx *ctx, const struct ncu_config *cfg,
+			     struct ncu_state *st, struct job *j, struct pass2 *p)
+{
+	char err[256];
+	long marked;
+
+	*p = (struct pass2){ .what = "instruction", .passes_key = "instruction_passes",
+			     .prefix = "instruction", .csv_file = INSTR_CSV_FILE,
+			     .log_file = INSTR_LOG_FILE };
+	if (!cfg->instruction_kernels.n)
+		return;
+	p->n_sel = adapt_rows_set(st->table, j->arch, NCU_TABLE_SET_INSTRUCTION, &p->sel);
+	if (p->n_sel == 0)
+		rl_warn(ctx, "%s has no instruction rows for arch %s: no instruction pass",
+			st->table_path, j->arch);
+	if (p->n_sel <= 0 || !(p->need = calloc(j->csv->n_launches + 1, sizeof(*p->need))))
+		return;
+	marked = adapt_mark_names(j->csv, &cfg->instruction_kernels, p->need, err, sizeof(err));
+	if (marked <= 0) {
+		rl_warn(ctx, "instruction_kernels: %s", marked < 0 ? err : "no launch matches");
+		return;
+	}
+	p->marked = (size_t)marked;
+	rl_info(ctx, "%zu launch(es) of instruction_kernels: the instruction rows in a second pass",
+		p->marked);
+	pass2_run(ctx, cfg, j, p);
+}
+
 static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 			      void *state)
 {
 	const struct ncu_config *cfg = config;
+	struct pass2 p2[2];
 	struct job j;
 	enum rl_result r;
 	double wall = 0;
 
 	memset(&j, 0, sizeof(j));
+	memset(p2, 0, sizeof(p2));
 	r = prepare(ctx, cfg, state, &j);
 	if (r == RL_OK && j.tasks > 0) {
 		r = run_ranks(ctx, cfg, &j);
@@ -900,15 +1172,23 @@ static enum rl_result ncu_run(struct rl_ctx *ctx, const void *config,
 		r = profile(ctx, &j, &wall);
 	if (r == RL_OK) {
 		rl_info(ctx, "%zu kernel launches profiled in %.3f s", j.csv->n_launches, wall);
+		tensor_pass(ctx, cfg, state, &j, &p2[0]);
+		instruction_pass(ctx, cfg, state, &j, &p2[1]);
 		query_uuids(ctx, &j.gpus);
 		if (emit_kernels(ctx, j.csv, j.cols, (size_t)j.n_sel, j.version, &j.gpus,
-				 j.not_collected, NULL) ||
+				 j.not_collected, NULL, p2, 2) ||
 		    emit_summary(ctx, j.csv, j.cols, (size_t)j.n_sel, wall, j.command,
-				 j.not_collected, NULL, NULL)) {
+				 j.not_collected, NULL, NULL, p2, 2)) {
 			rl_error(ctx, "cannot emit records");
 			r = RL_RETRY;
 		}
+		for (int k = 0; k < 2; k++)
+			if (p2[k].csv && p2[k].merged < p2[k].marked)
+				rl_warn(ctx, "%s pass: %zu of %zu launches matched by kernel and invocation",
+					p2[k].what, p2[k].merged, p2[k].marked);
 	}
+	pass2_release(&p2[0]);
+	pass2_release(&p2[1]);
 	job_release(&j);
 	return r;
 }

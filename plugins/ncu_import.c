@@ -129,7 +129,8 @@ static const struct arch_columns *columns_for(struct import_job *j,
 			return &j->archs[i];
 	if (j->n_archs == MAX_ARCHS)
 		return NULL;
-	n = ncu_table_select(j->table, arch, (const char *const[]){ "all" }, 1, &all);
+	n = ncu_table_select(j->table, arch,
+			     (const char *const[]){ "all", NCU_TABLE_SET_INSTRUCTION }, 2, &all);
 	if (n < 0)
 		return NULL;
 	a = &j->archs[j->n_archs];
@@ -139,11 +140,11 @@ static const struct arch_columns *columns_for(struct import_job *j,
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		if (strcmp(all[i]->set, "extra") != 0)
+		if (strcmp(all[i]->set, "default") == 0)
 			a->cols[k++] = column(j, all[i]);
 	a->n_default = k;
 	for (i = 0; i < n; i++)
-		if (strcmp(all[i]->set, "extra") == 0)
+		if (strcmp(all[i]->set, "default") != 0)
 			a->cols[k++] = column(j, all[i]);
 	a->n = k;
 	free(all);

@@ -223,9 +223,9 @@ static enum rl_result rp_run(struct rl_ctx *ctx, const void *config, void *state
 		rl_warn(ctx, "cannot read the baseline run's records: %s", strerror(-rc));
 	if (g.m.skipped)
 		rl_warn(ctx, "%ld point records without a usable AI or GFLOP/s left out", g.m.skipped);
-	if (!g.m.nprimary) {
-		rl_error(ctx, "nothing to report: no usable `point` record in the inputs "
-			 "(does the step need the hierarchical step?)");
+	if (!g.m.nprimary && !g.m.instr.n) {
+		rl_error(ctx, "nothing to report: no usable `point` or `ipoint` record in the inputs "
+			 "(does the step need the hierarchical or the instruction step?)");
 		goto out;
 	}
 	res = write_page(ctx, cfg, &g);

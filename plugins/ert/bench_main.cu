@@ -9,7 +9,8 @@
  *   --gpu K       measure GPU K only (repeatable or comma list; default: all,
  *                 one after the other)
  *   --only G      groups: fp64 fp32 fp16 tensor hbm l2 l1 shared (default all;
- *                 l2 is the working-set sweep and the l2 ceiling)
+ *                 l2 is the working-set sweep and the l2 ceiling), and inst
+ *                 (warp instructions per second; only when named)
  *   --mode LABEL  add mode=LABEL to every ceiling line ("concurrent" when
  *                 bench/multi-gpu.sh runs one ert-bench per GPU at once,
  *                 "sequential" one GPU after the other); letters, digits,
@@ -119,6 +120,8 @@ static void run_gpu(int dev, const struct ert_opts *o)
 		ert_bench_memory(&g);
 	if (o->groups & ERT_G_TENSOR)
 		ert_bench_tensor(&g);
+	if (o->groups & ERT_G_INST)
+		ert_bench_instr(&g);
 	CK(cudaStreamSynchronize(g.stream));
 	ert_print("gpu_done", {ert_kvl("gpu", dev),
 			       ert_kvd("gpu_time_s", g.gpu_time_s),
@@ -139,7 +142,7 @@ static const struct {
 } group_names[] = {
 	{"fp64", ERT_G_FP64}, {"fp32", ERT_G_FP32}, {"fp16", ERT_G_FP16},
 	{"tensor", ERT_G_TENSOR}, {"hbm", ERT_G_HBM}, {"l2", ERT_G_L2},
-	{"l1", ERT_G_L1}, {"shared", ERT_G_SHARED},
+	{"l1", ERT_G_L1}, {"shared", ERT_G_SHARED}, {"inst", ERT_G_INST},
 };
 
 static void usage(const char *msg)
@@ -147,7 +150,7 @@ static void usage(const char *msg)
 	fprintf(stderr,
 		"ert-bench: %s\nusage: ert-bench [--quick] [--attributes] "
 		"[--gpu K[,K...]] [--trials N] [--only "
-		"fp64,fp32,fp16,tensor,hbm,l2,l1,shared] [--target-ms MS]\n"
+		"fp64,fp32,fp16,tensor,hbm,l2,l1,shared,inst] [--target-ms MS]\n"
 		"       [--mode LABEL] [--start-at EPOCH_S] [--p2p [--topo FILE]]\n",
 		msg);
 	exit(ERT_EXIT_USAGE);

@@ -5,6 +5,7 @@
  *   bench_main.cu     command line, device attributes, NVML clocks (dlopen),
  *                     the measuring harness and the TSV output
  *   bench_compute.cu  FP64/FP32/FP16x2 FMA and add-only register loops
+ *   bench_instr.cu    warp instructions per second (the Instruction Roofline)
  *   bench_tensor.cu   tensor-core loops: mma.sync (sm_80+) and wgmma (sm_90a)
  *   bench_memory.cu   L1, shared memory, the sweep, the L2 ceiling
  *   bench_hbm.cu      HBM triad/read/write
@@ -60,7 +61,8 @@ enum {
 	ERT_G_L2 = 1u << 5,   /* the working-set sweep */
 	ERT_G_L1 = 1u << 6,
 	ERT_G_SHARED = 1u << 7,
-	ERT_G_ALL = 0xffu,
+	ERT_G_ALL = 0xffu,    /* the default: every group but those below */
+	ERT_G_INST = 1u << 8, /* opt-in: warp instructions (bench_instr.cu) */
 };
 
 struct ert_opts {
@@ -169,6 +171,7 @@ int ert_nvml_p2p_nvlink(void *a, void *b);
 
 /* The benchmark families. */
 void ert_bench_compute(struct ert_gpu *g);
+void ert_bench_instr(struct ert_gpu *g);
 void ert_bench_tensor(struct ert_gpu *g);
 void ert_bench_memory(struct ert_gpu *g);
 /*

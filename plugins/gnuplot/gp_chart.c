@@ -309,6 +309,7 @@ void gp_chart_release(struct gp_chart *c)
 	free(c->trend_kernel);
 	gp_findings_release(c);
 	gp_strtab_free(&c->gpus);
+	gp_strtab_free(&c->models);
 	gp_strtab_free(&c->ceilings);
 }
 

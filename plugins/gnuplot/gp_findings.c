@@ -10,6 +10,7 @@
 
 #include "gp_findings.h"
 #include "gp_findings_model.h"
+#include "gp_fleetdist.h"
 #include "gp_term.h"
 #include "gp_text.h"
 
@@ -21,28 +22,13 @@
 
 /* ---- order: panels by ceiling, GPUs by node ----------------------------------------- */
 
-/* Compute ceilings first (CUDA cores, then tensor), then memory, top down;
- * names not listed after them, alphabetically. */
-static int ceiling_rank(const char *name)
-{
-	static const char *const order[] = {
-		"fp64_fma", "fp64_add", "fp32_fma", "fp32_add", "fp16_fma", "fp16_add",
-		"tc_fp64", "tc_tf32", "tc_fp16", "tc_bf16", "tc_fp8", "tc_int8",
-		"l1", "shared", "l2", "hbm_triad", "hbm_read", "hbm_write", "hbm", "dram",
-	};
-	int n = (int)(sizeof(order) / sizeof(order[0]));
-	int i = gp_name_index(order, n, name);
-
-	return i < 0 ? n : i;
-}
-
 static const struct gp_chart *sort_chart; /* qsort has no argument */
 
 static int by_ceiling(const void *a, const void *b)
 {
 	const char *x = sort_chart->ceilings.v[*(const size_t *)a];
 	const char *y = sort_chart->ceilings.v[*(const size_t *)b];
-	int d = ceiling_rank(x) - ceiling_rank(y);
+	int d = gp_findings_ceiling_rank(x) - gp_findings_ceiling_rank(y);
 
 	return d ? d : strcmp(x, y);
 }
@@ -388,7 +374,11 @@ int gp_findings_write(struct gp_chart *c)
 {
 	struct fdraw d = { .c = c, .base = gp_mode_names[c->mode] };
 	FILE *f = NULL;
-	int rc = plan(&d);
+	int rc;
+
+	if (c->mode == GP_FLEET && c->gpus.n > XTIC_GPUS_MAX)
+		return gp_fleetdist_write(c, d.base);
+	rc = plan(&d);
 
 	if (rc == 0 && !(f = open_out(&d, ".dat")))
 		rc = -errno;

@@ -7,7 +7,8 @@
  * its tests.  libc and libm only.  The records: gp_findings_model.h.
  *
  * Charts (multiplot, one panel per ceiling, ordered compute then memory):
- *   fleet        each GPU's value as % of its model's median (a GPU per x
+ *   fleet        (more than 64 GPUs: gp_fleetdist.h, one box per model)
+ *                each GPU's value as % of its model's median (a GPU per x
  *                position, labelled node/index, a stem from 100 %); flagged
  *                GPUs a vermillion triangle named beside it, the others
  *                blue circles (Okabe-Ito: colour-blind safe, and the shapes

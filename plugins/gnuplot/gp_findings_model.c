@@ -71,6 +71,7 @@ static int take_row(struct gp_chart *c, int mode, const struct rl_field *f)
 	r.pct = mode == GP_FLEET ? field_num(f, "pct_of_median") : NAN;
 	r.lo = field_num(f, "fleet_min");
 	r.hi = field_num(f, "fleet_max");
+	r.thr = field_num(f, "threshold_pct");
 	r.flagged = rl_field_get(f, "flagged") && strcmp(rl_field_get(f, "flagged"), "1") == 0;
 	if (!ceiling || !*ceiling || !isfinite(mode == GP_FLEET ? r.pct : r.value) ||
 	    (mode == GP_GPU_HISTORY && !gp_text_parse_time(rl_field_get(f, "night"), &r.t))) {
@@ -79,7 +80,8 @@ static int take_row(struct gp_chart *c, int mode, const struct rl_field *f)
 	}
 	r.gpu = gpu_index_of(c, f);
 	r.ceiling = gp_strtab_index(&c->ceilings, ceiling);
-	if (r.gpu == GP_NONE || r.ceiling == GP_NONE)
+	r.model = gp_strtab_index(&c->models, rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "?");
+	if (r.gpu == GP_NONE || r.ceiling == GP_NONE || r.model == GP_NONE)
 		return -ENOMEM;
 	if (c->ceilings.n > had && grow_units(c, had, rl_field_get(f, "unit")) < 0)
 		return -ENOMEM;
@@ -174,4 +176,19 @@ void gp_findings_release(struct gp_chart *c)
 		free(c->step->class), free(c->step->levels);
 	}
 	free(c->step);
+}
+
+/* Compute ceilings first (CUDA cores, then tensor), then memory, top down;
+ * names not listed after them, alphabetically. */
+int gp_findings_ceiling_rank(const char *name)
+{
+	static const char *const order[] = {
+		"fp64_fma", "fp64_add", "fp32_fma", "fp32_add", "fp16_fma", "fp16_add",
+		"tc_fp64", "tc_tf32", "tc_fp16", "tc_bf16", "tc_fp8", "tc_int8",
+		"l1", "shared", "l2", "hbm_triad", "hbm_read", "hbm_write", "hbm", "dram",
+	};
+	int n = (int)(sizeof(order) / sizeof(order[0]));
+	int i = gp_name_index(order, n, name);
+
+	return i < 0 ? n : i;
 }

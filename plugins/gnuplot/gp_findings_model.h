@@ -38,6 +38,11 @@ size_t gp_findings_rows(const struct gp_chart *c, int mode);
  * set); 0, or -ENODATA after logging what is missing. */
 int gp_findings_check(struct gp_chart *c);
 
+/* Compute ceilings first (CUDA cores, then tensor), then memory: a rank for
+ * sorting panels (names not listed: after them).  The drawing files
+ * (gp_findings.c, gp_fleetdist.c) order their panels by it. */
+int gp_findings_ceiling_rank(const char *name);
+
 /* Free what gp_findings_take allocated (rows, units, step, night, uuid). */
 void gp_findings_release(struct gp_chart *c);
 

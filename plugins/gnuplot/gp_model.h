@@ -88,7 +88,9 @@ struct gp_trend { double t, gflops, ai[GP_N_LEVELS]; size_t node; };
  * t unused) or one night's (`gpu_night`: value and the fleet's band). */
 struct gp_gpurow {
 	size_t gpu, ceiling;       /* into gpus, ceilings */
+	size_t model;              /* into models (fleet) */
 	double t, value, pct, median, lo, hi;
+	double thr;                /* fleet: the fleet threshold %, NAN if none */
 	int flagged, mode;         /* GP_FLEET or GP_GPU_HISTORY */
 };
 
@@ -114,6 +116,7 @@ struct gp_chart {
 	int *rank;   /* per series: its order among those with points, or -1 */
 	size_t nser; /* series with points */
 	struct gp_strtab gpus, ceilings; /* fleet, gpu_history: "node/index", names */
+	struct gp_strtab models;         /* fleet: the GPU models (gpu_name) */
 	char **units;                    /* per ceiling (gpu_history), owned */
 	struct gp_gpurow *rows;
 	size_t nrows, cap_rows;

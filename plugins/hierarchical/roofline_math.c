@@ -199,7 +199,7 @@ int roofline_math_arch_init(struct rlm_arch *a, const struct ncu_table *t,
 		}
 		a->metric[r] = rows[i]->metric;
 		a->factor[r] = f;
-		a->extra[r] = strcmp(rows[i]->set, "extra") == 0;
+		a->extra[r] = strcmp(rows[i]->set, "default") != 0;
 	}
 	free(rows);
 	return 0;

@@ -102,6 +102,9 @@ int argv_build(struct argv_buf *a, const struct ncu_config *cfg,
 	for (i = 0; !err && fixed[i]; i++)
 		err = argv_add(a, fixed[i]);
 	err = err ? err : argv_add(a, metrics);
+	if (!err && cfg->kernels.n && cfg->kernel_name_base)
+		err = argv_add(a, "--kernel-name-base") || argv_add(a, cfg->kernel_name_base) ?
+			      -ENOMEM : 0;
 	if (!err && cfg->kernels.n)
 		err = argv_add(a, "-k") ? -ENOMEM : argv_add_owned(a, kernel_filter(&cfg->kernels));
 	if (!err && cfg->launch_skip)

@@ -5,6 +5,7 @@
  *       --metrics SET [-k regex:K] [--launch-skip N] [--launch-count N]
  *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
  *
+ * (with --kernel-name-base B before -k when cfg->kernel_name_base is set).
  * An argv_buf is a NULL-terminated argv under construction.  It borrows the
  * strings given to argv_add() (they must outlive it) and owns those given
  * to argv_add_owned(); argv_release() frees what it owns.  Nothing here is
@@ -32,6 +33,11 @@ struct ncu_config {
 	long device;    /* -1: the GPUs as given; else one of them (gpus.h) */
 	struct rl_strlist ranks; /* steps with `tasks`: ranks to profile
 	                            (launch.h); none: rank 0 */
+	int adaptive;   /* the targeted second pass for uncounted tensor work */
+	struct rl_strlist instruction_kernels; /* regexes: the instruction pass */
+	/* Not an option: NULL, or "demangled" for the targeted second pass,
+	 * whose kernel regexes match the full names ncu printed (adapt.h). */
+	const char *kernel_name_base;
 };
 
 struct argv_buf {

@@ -21,7 +21,10 @@ static const char *const known_roles[] = {
 	"flop_hp_fma", "tensor_fp64", "tensor_fp16", "tensor_bf16",
 	"tensor_tf32", "tensor_fp8", "tensor_int8", "tensor_inst",
 	"tensor_inst_hfma2", "bytes_l1",
-	"bytes_l2", "bytes_dram", "bytes_l1_ncu", "bytes_l2_ncu", NULL,
+	"bytes_l2", "bytes_dram", "bytes_l1_ncu", "bytes_l2_ncu",
+	/* the Instruction Roofline's (set "instruction") */
+	"inst_warp", "inst_int", "inst_global", "inst_shared", "txn_l1_global",
+	"txn_shared", "txn_l2", "txn_dram", NULL,
 };
 
 static bool role_is_known(const char *role)
@@ -86,8 +89,10 @@ static int table_check_row(struct ncu_text_cursor *c,
 	if (want && f != want)
 		return ncu_text_fail(c, at[3], "role '%s' needs factor %g, not '%s'", m->role,
 				     want, m->factor);
-	if (strcmp(m->set, "default") != 0 && strcmp(m->set, "extra") != 0)
-		return ncu_text_fail(c, at[4], "set '%s' is neither 'default' nor 'extra'", m->set);
+	if (strcmp(m->set, "default") != 0 && strcmp(m->set, "extra") != 0 &&
+	    strcmp(m->set, NCU_TABLE_SET_INSTRUCTION) != 0)
+		return ncu_text_fail(c, at[4], "set '%s' is not 'default', 'extra' or 'instruction'",
+				     m->set);
 	return 0;
 }
 
@@ -128,7 +133,8 @@ static int table_add(struct ncu_table *t, size_t *cap,
  * its set, so that a datapath is collected whole or not at all. */
 static bool role_has_parts(const char *role)
 {
-	return ncu_table_is_datapath(role);
+	return ncu_table_is_datapath(role) || strncmp(role, "inst_", 5) == 0 ||
+	       strncmp(role, "txn_", 4) == 0;
 }
 
 static int table_check_duplicates(struct ncu_text_cursor *c,
@@ -274,12 +280,18 @@ static bool arch_overrides(const struct ncu_table *t, const char *arch,
 	return false;
 }
 
-static bool wanted_extra(const char *role, const char *const *extra, size_t n)
+/* Whether a selection with these extra names takes row m: default rows
+ * always, extra rows by role or "all", instruction rows by "instruction". */
+static bool wanted(const struct ncu_table_row *m, const char *const *extra, size_t n)
 {
+	bool instr = strcmp(m->set, NCU_TABLE_SET_INSTRUCTION) == 0;
 	size_t i;
 
+	if (strcmp(m->set, "default") == 0)
+		return true;
 	for (i = 0; i < n; i++)
-		if (strcmp(extra[i], "all") == 0 || strcmp(extra[i], role) == 0)
+		if (instr ? strcmp(extra[i], NCU_TABLE_SET_INSTRUCTION) == 0 :
+			    strcmp(extra[i], "all") == 0 || strcmp(extra[i], m->role) == 0)
 			return true;
 	return false;
 }
@@ -289,8 +301,10 @@ bool ncu_table_has_extra_role(const struct ncu_table *t, const char *role)
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (strcmp(t->rows[i].set, "extra") == 0 &&
-		    strcmp(t->rows[i].role, role) == 0)
+		if (strcmp(role, NCU_TABLE_SET_INSTRUCTION) == 0 ?
+			    strcmp(t->rows[i].set, NCU_TABLE_SET_INSTRUCTION) == 0 :
+			    strcmp(t->rows[i].set, "extra") == 0 &&
+				    strcmp(t->rows[i].role, role) == 0)
 			return true;
 	return false;
 }
@@ -308,7 +322,7 @@ long ncu_table_select(const struct ncu_table *t, const char *arch,
 	for (i = 0; i < t->n; i++) {
 		const struct ncu_table_row *m = &t->rows[i];
 
-		if (strcmp(m->set, "extra") == 0 && !wanted_extra(m->role, extra, n_extra))
+		if (!wanted(m, extra, n_extra))
 			continue;
 		if (strcmp(m->arch, arch) == 0 ||
 		    (strcmp(m->arch, "*") == 0 && !arch_overrides(t, arch, m->role)))

@@ -5,10 +5,11 @@
  * TAB-separated rows: arch, metric, role, factor, set, note (see the file's
  * header).  Loading validates every row: arch "*" or a compute capability
  * without the dot, a metric name of [A-Za-z0-9_.], a known role, a positive
- * factor (2 for flop_*_fma, 1 for other flop_* roles), set "default" or
- * "extra", no role twice for one arch except a tensor datapath (tensor_fp64,
- * _fp16, _bf16, _tf32, _fp8, _int8), whose rows are parts that add up (all
- * in one set), and no metric twice for one arch; errors read
+ * factor (2 for flop_*_fma, 1 for other flop_* roles), set "default",
+ * "extra" or "instruction", no role twice for one arch except a tensor
+ * datapath (tensor_fp64, _fp16, _bf16, _tf32, _fp8, _int8) or an
+ * instruction-roofline role (inst_*, txn_*), whose rows are parts that add
+ * up (all in one set), and no metric twice for one arch; errors read
  * "path:line:col: why".
  * Lines starting with '#' and empty lines are skipped.
  *
@@ -25,6 +26,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The set of the Instruction Roofline's rows (inst_*, txn_* roles): taken
+ * only when the extra names include it ("all" does not). */
+#define NCU_TABLE_SET_INSTRUCTION "instruction"
 
 /* Size of the error buffer callers should pass. */
 #define NCU_TABLE_ERRLEN 512
@@ -69,7 +74,8 @@ bool ncu_table_has_arch(const struct ncu_table *t, const char *arch);
 /*
  * The rows that apply to arch ("90"): its own rows, and the "*" rows of
  * roles it does not override.  Rows of set "extra" only when their role is
- * one of the n_extra names in extra, or extra holds "all".  In table order.
+ * one of the n_extra names in extra, or extra holds "all"; rows of set
+ * "instruction" only when extra holds "instruction".  In table order.
  * *out is a malloc'd array (caller frees) of pointers into t.  Returns the
  * count, or -ENOMEM.
  */
@@ -77,7 +83,8 @@ long ncu_table_select(const struct ncu_table *t, const char *arch,
 		      const char *const *extra, size_t n_extra,
 		      const struct ncu_table_row ***out);
 
-/* True when role is a role of some "extra" row of the table. */
+/* True when role is a role of some "extra" row of the table, or is
+ * "instruction" and the table has rows of that set. */
 bool ncu_table_has_extra_role(const struct ncu_table *t, const char *role);
 
 /* Every distinct metric name of the table (all archs and sets), malloc'd

@@ -420,10 +420,13 @@ void rp_html_page(struct strbuf *sb, const struct rp_page *p)
 	strbuf_addstr(sb, css);
 	strbuf_addstr(sb, "</style>\n</head>\n<body>\n");
 	header(sb, p);
-	chart(sb, p);
-	kernel_table(sb, p->m);
-	advice(sb, p->m);
-	baseline(sb, p->m);
+	if (p->m->nprimary) { /* else: an Instruction Roofline alone */
+		chart(sb, p);
+		kernel_table(sb, p->m);
+		advice(sb, p->m);
+		baseline(sb, p->m);
+	}
+	rp_instr_section(sb, &p->m->instr);
 	ceilings(sb, p->m);
 	steps(sb, p->m);
 	files(sb, p);

@@ -324,6 +324,8 @@ int rp_model_take(void *arg, const char *step, const char *kind,
 		take_step(m, f);
 	else if (strcmp(kind, "baseline") == 0)
 		take_baseline(m, f);
+	else if (strcmp(kind, "ipoint") == 0)
+		rp_instr_take(&m->instr, f);
 	return 0;
 }
 
@@ -471,6 +473,7 @@ static void free_step(struct rp_step *s)
 
 void rp_model_release(struct rp_model *m)
 {
+	rp_instr_release(&m->instr);
 	for (size_t i = 0; i < m->nk; i++)
 		free_kernel(&m->k[i]);
 	for (size_t i = 0; i < m->nroofs; i++)

@@ -3,7 +3,7 @@
  * the daemon's run records say, gathered for the page (rp_html) and the
  * chart (rp_svg).
  *
- * Read: `point` and `roof` (hierarchical), `ceiling` (ert, spec), `kernel`
+ * Read: `point` and `roof` (hierarchical), `ipoint` (instruction), `ceiling` (ert, spec), `kernel`
  * and `collect_summary` (ncu, ncu-import), and the run records `run`,
  * `run_step`, `baseline` (include/rooflined/plugin.h, each_run_info).  Only
  * aggregate points (invocation=all) are kept; a kernel is one row per
@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "rooflined/plugin.h"
+#include "rp_instr.h"
 
 enum { RP_L1, RP_L2, RP_DRAM, RP_LEVELS };
 
@@ -96,6 +97,7 @@ struct rp_model {
 	char **base_dirs;         /* `baseline` record dirs of analysis steps */
 	size_t nbase_dirs;
 	long skipped;             /* point records without usable numbers */
+	struct rp_instr instr;    /* `ipoint` records (rp_instr.h) */
 };
 
 void rp_model_init(struct rp_model *m);

@@ -213,6 +213,13 @@ expect "tensor-h100.sh: recorded passes, the committed table chosen again, recor
 	"!diff <(cut -f1-3 $D/passes.tsv) <(cut -f1-3 tests/fixtures/tensor/passes.tsv)" \
 	"!diff $D/ncu-metrics.tsv etc/ncu-metrics.tsv" 'gemm-int8/records.tsv::^kernel	'
 
+smoke instr-h100 bench/instr-h100.sh
+expect "instr-h100.sh: every job skipped, the recorded records summarised (2 n^3 per GEMM with the adaptive default)" \
+	'^gemm-fp16-adaptive	-	skipped	' '^walls-adaptive	-	skipped	' \
+	'gemm-fp8-adaptive/records.tsv::sm__ops_path_tensor_src_fp8\.sum=137438953472' \
+	'gemm-fp16-default/records.tsv::tensor_not_collected=fp16,tf32,fp8,int8' \
+	'1@ert/records.tsv::name=inst_warp	'
+
 smoke tensor-explore bench/tensor-explore.sh
 expect "tensor-explore.sh: recorded chips listed, recorded passes replayed, the rest skipped" \
 	'^chip ga100: smoke: query skipped$' 'sass.txt::^smoke: skipped' \

@@ -147,6 +147,8 @@ like "$run" '^[0-9]+$' "with $drained drained, the pipeline ran (run $run)"
 is "$(sql "select count(*) filter (where used) || ' used, ' || string_agg(case when not used then node || ' ' || slurm_state || ' (' || reason || ')' end, ',') from run_nodes where run_id = $run")" \
 	"$((${#NODES[@]} - 1)) used, $drained DRAINED (fleet test drain)" \
 	"the drained node is recorded as not used, with Slurm's state and reason"
+is "$(sql "select string_agg(distinct partition, ',') from run_nodes where run_id = $run")" gpu \
+	"every node is recorded with the run's partition (run_nodes.partition, sql/023)"
 like "$(as alice "$BIN/roofline" status "$run")" "node $drained not used: DRAINED \(fleet test drain\)" \
 	"roofline status shows it"
 is "$(sql "select string_agg(distinct node || ':' || gpu_index, ',' order by node || ':' || gpu_index) from ceilings where run_id = $run and method = 'empirical'")" \

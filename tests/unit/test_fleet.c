@@ -275,11 +275,79 @@ static void test_modes(void **state)
 	rmdir(dir);
 }
 
+/* Two models on the same nodes (issue 27): each node holds two GPUs of
+ * the recorded model and two of a second one, stood for by the recorded
+ * figures x 1.3 (as an H200's HBM is to an H100's).  Each GPU is judged
+ * against its own model: nothing is flagged but the second model's one GPU
+ * 12 % low on HBM, whose fleet median is its model's.  Judged against all
+ * eight GPUs, every GPU of one model would be 13-23 % off. */
+static void test_mixed_models(void **state)
+{
+	char dir[] = "/tmp/test_fleet.XXXXXX", path[64], model[128] = "";
+	struct ceil c[64];
+	size_t nc = read_recording(c, 64, model, sizeof(model));
+	struct strbuf sb = STRBUF_INIT;
+	struct stub_host h;
+	double hbm = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fleet.tsv", dir);
+	strbuf_init(&sb);
+	for (int g = 0; g < 8; g++)
+		for (size_t i = 0; i < nc; i++) {
+			char uuid[32], idx[8], value[64];
+			bool second = g % 4 >= 2, sick = g == 6 && !strcmp(c[i].name, "hbm_triad");
+
+			snprintf(uuid, sizeof(uuid), "GPU-m-%d", g);
+			snprintf(idx, sizeof(idx), "%d", g % 4);
+			snprintf(value, sizeof(value), "%.17g", strtod(c[i].median, NULL) *
+				 (second ? 1.3 : 1) * (sick ? 0.88 : 1));
+			if (second && !strcmp(c[i].name, "hbm_triad") && !sick)
+				hbm = strtod(value, NULL);
+			assert_int_equal(records_format(&sb, "ceiling", (const struct rl_field[]){
+				{ "node", g < 4 ? "n1" : "n2" }, { "gpu_index", idx },
+				{ "gpu_uuid", uuid }, { "gpu_name", second ? "second model" : model },
+				{ "method", "empirical" }, { "name", c[i].name },
+				{ "value", value }, { "trials", c[i].trials },
+				{ "spread_pct", c[i].spread },
+				{ "synthetic", "test: a second model = recording x 1.3" },
+				{ NULL, NULL } }), 0);
+		}
+	assert_int_equal(util_write_file_replace(path, sb.buf, sb.len, 0600), 0);
+	strbuf_release(&sb);
+	stub_host_init(&h, dir, dir);
+	stub_host_add_input(&h, "ert", path);
+	assert_int_equal(fleet_run(&h.ctx, &CFG, NULL), RL_OK);
+	assert_int_equal(stub_host_count(&h, "fleet_gpu"), (long)(8 * nc));
+	assert_int_equal(stub_host_count(&h, "finding"), 1);
+	{
+		char *rec = stub_host_record(&h, "finding", 0);
+
+		assert_string_equal(stub_host_get(rec, "subject"), "GPU-m-6");
+		assert_string_equal(stub_host_get(rec, "measure"), "hbm_triad");
+		assert_string_equal(stub_host_get(rec, "gpu_name"), "second model");
+		assert_string_equal(stub_host_get(rec, "node"), "n2");
+		assert_true(fabs(strtod(stub_host_get(rec, "fleet_median"), NULL) / hbm - 1) < 1e-9);
+		free(rec);
+	}
+	for (long i = 0; i < stub_host_count(&h, "fleet_gpu"); i++) {
+		char *rec = stub_host_record(&h, "fleet_gpu", i);
+
+		assert_true(*stub_host_get(rec, "threshold_pct") != '\0');
+		free(rec);
+	}
+	stub_host_release(&h);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fleet),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_mixed_models),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

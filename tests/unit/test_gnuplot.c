@@ -514,13 +514,15 @@ static void test_fleet_ceilings(void **state)
 	free(svg);
 }
 
-/* Past 64 GPUs the axis names none; the flagged one is still named.  The
+/* Past 64 GPUs: one box per model (gp_fleetdist.c); the flagged one is named.  The
  * input is made here (80 GPUs on 40 nodes, one 20 % low: invented figures,
  * in the fleet plugin's record shape), not measured. */
 static void test_fleet_many(void **state)
 {
 	struct world *w = *state;
-	static const char *const want[] = { "n17/1 80.0%", "80 GPUs, 1 flagged", NULL };
+	/* past 64 GPUs: the distribution per model (gp_fleetdist.c) */
+	static const char *const want[] = { "n17/1 80.0%", "80 GPUs, 1 flagged", "GPU (80)",
+					    "25-75 %, 1-99 %", "noise band", NULL };
 	struct strbuf sb = STRBUF_INIT;
 	char path[700], node[32], idx[16], pct[32], *svg;
 	FILE *f;

@@ -75,7 +75,7 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 static int setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
-	char text[2048];
+	char text[4096];
 
 	snprintf(w->dir, sizeof(w->dir), "/tmp/test_ncu_plugin.XXXXXX");
 	assert_non_null(mkdtemp(w->dir));
@@ -100,8 +100,19 @@ static int setup(void **state)
 		 "while [ $# -gt 0 ]; do case $1 in --log-file) log=$2; shift 2;;\n"
 		 "  --) shift; break;; *) shift;; esac; done\n"
 		 "\"$@\"; rc=$?\n"
-		 "cp \"$FAKE_CSV\" \"$log\"\n"
-		 "exit ${FAKE_RC:-$rc}\n", w->args);
+		 /* the second pass (adapt.h): every call's args into args2;
+		  * FAKE_CSV2_FIRST answers its first try only */
+		 "case $log in *ncu-adaptive.csv)\n"
+		 "  { echo ==call; cat '%s'; } >> '%s2'\n"
+		 "  if [ -n \"$FAKE_CSV2_FIRST\" ] && [ ! -e '%s2.first' ]; then\n"
+		 "    : > '%s2.first'; cp \"$FAKE_CSV2_FIRST\" \"$log\"\n"
+		 "  else cp \"$FAKE_CSV2\" \"$log\"; fi;;\n"
+		 "*ncu-instruction.csv)\n"
+		 "  { echo ==call; cat '%s'; } >> '%s3'; cp \"$FAKE_CSV3\" \"$log\";;\n"
+		 "*) cp \"$FAKE_CSV\" \"$log\";;\n"
+		 "esac\n"
+		 "exit ${FAKE_RC:-$rc}\n", w->args, w->args, w->args, w->args, w->args, w->args,
+		 w->args);
 	write_script(w->ncu, text);
 	snprintf(text, sizeof(text), "#!/bin/sh\ncat '%s'\n",
 		 fixture("kernel_abc.program.txt"));
@@ -114,6 +125,7 @@ static int setup(void **state)
 	setenv("ROOFLINE_LIBEXEC", w->libexec, 1);
 	setenv("FAKE_CSV", fixture("kernel_abc.raw.csv"), 1);
 	unsetenv("FAKE_RC");
+	unsetenv("FAKE_CSV2_FIRST");
 	w->cmd_argv[0] = (char *)(uintptr_t)"kernel_abc";
 	w->cfg.command = (struct rl_strlist){ 1, w->cmd_argv };
 	w->cfg.metrics_table = (char *)(uintptr_t)"tests/fixtures/ncu/ncu-metrics.recorded.tsv";
@@ -481,6 +493,282 @@ static void test_init_errors(void **state)
 	assert_non_null(strstr(w->h.log.buf, "arch '9.0' is not 'auto'"));
 }
 
+
+/* ---- the targeted second pass (plugins/ncu/adapt.h) ------------------------ */
+
+#define FP16_DATAPATH "sm__ops_path_tensor_src_fp16.sum"
+#define FP16_KERNEL "nvjet_sm90_hss_128x256_64x4_2x1_v_bz_coopA_TNN"
+
+/* The H100 recordings of `gemm_lt fp16 4096` under the adaptive default:
+ * its first pass (the default set) and its second (tests/fixtures/instr). */
+static void use_fp16_gemm(struct world *w)
+{
+	static char first[1400], second[1400];
+
+	snprintf(first, sizeof(first), "%s/../instr/gemm-fp16-adaptive.ncu.csv", fixtures);
+	snprintf(second, sizeof(second), "%s/../instr/gemm-fp16-adaptive.ncu-adaptive.csv", fixtures);
+	setenv("FAKE_CSV", first, 1);
+	setenv("FAKE_CSV2", second, 1);
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.adaptive = 1;
+}
+
+static char *args2(struct world *w)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s2", w->args);
+	return read_all(path);
+}
+
+/* The FP16 GEMM's tensor pipe ran while bf16 and fp64 counted nothing: the
+ * second pass collects fp16 for that kernel alone and its 2 n^3 FLOPs join
+ * the launch's record. */
+static void test_adaptive_tensor(void **state)
+{
+	struct world *w = *state;
+	char *k, *sum;
+	const char *a;
+
+	use_fp16_gemm(w);
+	assert_int_equal(run_plugin(w), RL_OK);
+	k = record(w, "kernel", 0);
+	assert_non_null(k);
+	assert_string_equal(get(k, "kernel"), FP16_KERNEL);
+	assert_string_equal(get(k, FP16_DATAPATH), "137438953472"); /* 2 * 4096^3 */
+	assert_string_equal(get(k, "tensor_not_collected"), "");
+	assert_string_equal(get(k, "adaptive"), "tensor");
+	assert_string_equal(get(k, "adaptive_passes"), "6");
+	assert_string_equal(get(k, "profiler__replayer_passes"), "4"); /* the first pass's */
+	assert_string_equal(get(k, "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"), "0");
+	free(k);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(sum, "adaptive_launches"), "1");
+	assert_string_equal(get(sum, "tensor_not_collected"), "fp16,tf32,fp8,int8");
+	free(sum);
+	a = args2(w);
+	assert_non_null(a);
+	assert_non_null(strstr(a, "\n--kernel-name-base\ndemangled\n-k\nregex:(^" FP16_KERNEL "$)\n"));
+	assert_non_null(strstr(a, "sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,"
+				  "sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum,"));
+	assert_null(strstr(strstr(a, "==call") + 1, "==call")); /* one try */
+}
+
+/* The targeted filter profiles nothing (as ncu's demangled base did for a
+ * template kernel on the H100): the pass is tried again with the step's
+ * own filters, and the launch still gets its FLOPs. */
+static void test_adaptive_fallback(void **state)
+{
+	struct world *w = *state;
+	char first[1400], *k;
+	const char *a, *second;
+
+	use_fp16_gemm(w);
+	snprintf(first, sizeof(first), "%s/bad/no-kernels.log", fixtures);
+	setenv("FAKE_CSV2_FIRST", first, 1);
+	assert_int_equal(run_plugin(w), RL_OK);
+	k = record(w, "kernel", 0);
+	assert_string_equal(get(k, FP16_DATAPATH), "137438953472");
+	assert_string_equal(get(k, "tensor_not_collected"), "");
+	free(k);
+	a = args2(w);
+	second = strstr(strstr(a, "==call") + 1, "==call");
+	assert_non_null(second);
+	assert_null(strstr(second, "--kernel-name-base"));
+	assert_null(strstr(second, "\n-k\n"));
+	assert_non_null(strstr(w->h.log.buf, "second pass unreadable"));
+}
+
+/* adaptive: false keeps today's single pass: the datapath stays uncounted
+ * and named. */
+static void test_adaptive_off(void **state)
+{
+	struct world *w = *state;
+	char *k;
+
+	use_fp16_gemm(w);
+	w->cfg.adaptive = 0;
+	assert_int_equal(run_plugin(w), RL_OK);
+	k = record(w, "kernel", 0);
+	assert_null(strstr(k, FP16_DATAPATH "="));
+	assert_string_equal(get(k, "tensor_not_collected"), "fp16,tf32,fp8,int8");
+	free(k);
+	assert_null(args2(w));
+}
+
+/* kernel_abc: only kernel_C's tensor pipe ran (one HFMA2.MMA move per
+ * warp, docs/collect.md), so it alone is marked; the BF16 GEMM's pipe is
+ * explained by its counted datapath, so it is not. */
+static void test_adaptive_mark(void **state)
+{
+	const struct ncu_table_row **sel = NULL;
+	struct ncu_table *t = NULL;
+	struct ncu_csv *csv = NULL;
+	struct ncu_record_column *cols;
+	const char **names;
+	char err[NCU_CSV_ERRLEN];
+	bool need[4] = { true, true, true, true };
+	long n;
+
+	(void)state;
+	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &t, err, sizeof(err)), 0);
+	n = ncu_table_select(t, "90", NULL, 0, &sel);
+	assert_true(n > 0);
+	cols = columns_of(sel, (size_t)n);
+	names = names_of(sel, (size_t)n);
+	assert_int_equal(ncu_csv_read_file(fixture("../instr/abc-adaptive2.ncu.csv"), names,
+					   (size_t)n, &csv, err, sizeof(err)), -ENOENT);
+	assert_int_equal(ncu_csv_read_file(fixture("../instr/abc-instr.ncu.csv"), names,
+					   (size_t)n, &csv, err, sizeof(err)), 0);
+	assert_int_equal(csv->n_launches, 3);
+	assert_int_equal(adapt_mark(csv, cols, (size_t)n, need), 1);
+	assert_false(need[0]);
+	assert_false(need[1]);
+	assert_true(need[2]);
+	assert_int_equal(adapt_match(csv, 2, csv), 2);
+	ncu_csv_free(csv);
+	csv = NULL;
+	assert_int_equal(ncu_csv_read_file(fixture("../tensor/gemm-bf16.ncu.csv"), names,
+					   (size_t)n, &csv, err, sizeof(err)), 0);
+	assert_int_equal(adapt_mark(csv, cols, (size_t)n, need), 0);
+	ncu_csv_free(csv);
+	free(cols);
+	free(names);
+	free(sel);
+	ncu_table_free(t);
+}
+
+/* The rows of the second pass on sm_90, with and without extra; the regex
+ * of a name; a template kernel's optional 'void '. */
+static void test_adaptive_rows_and_regex(void **state)
+{
+	const struct ncu_table_row **rows = NULL;
+	struct ncu_table *t = NULL;
+	char err[NCU_TABLE_ERRLEN], buf[256];
+	long n;
+
+	(void)state;
+	assert_int_equal(ncu_table_load("etc/ncu-metrics.tsv", &t, err, sizeof(err)), 0);
+	n = adapt_rows(t, "90", NULL, 0, &rows);
+	assert_int_equal(n, 6);
+	assert_string_equal(rows[0]->role, "tensor_fp16");
+	assert_string_equal(rows[3]->role, "tensor_int8");
+	assert_string_equal(rows[4]->role, "passes");
+	assert_string_equal(rows[5]->role, "tensor_inst_hfma2");
+	free(rows);
+	n = adapt_rows(t, "90", (const char *const[]){ "all" }, 1, &rows);
+	assert_int_equal(n, 0); /* nothing left out: no second pass */
+	free(rows);
+	n = adapt_rows(t, "90", (const char *const[]){ "tensor_fp16", "tensor_int8" }, 2, &rows);
+	assert_int_equal(n, 4); /* tf32, fp8, passes, hfma2 */
+	free(rows);
+	ncu_table_free(t);
+	assert_string_equal(adapt_regex_escape("kernel_C(double *, long)", buf),
+			    "kernel_C\\(double \\*, long\\)");
+	assert_string_equal(adapt_regex_escape("a.b|c[1]{2}^$+?\\", buf),
+			    "a\\.b\\|c\\[1\\]\\{2\\}\\^\\$\\+\\?\\\\");
+}
+
+static void test_adaptive_kernel_list(void **state)
+{
+	struct ncu_csv *csv = NULL;
+	struct rl_strlist l = { 0 };
+	char err[NCU_CSV_ERRLEN];
+	bool need[16] = { 0 };
+
+	(void)state;
+	assert_int_equal(ncu_csv_read_file(fixture("../instr/walls-instr.ncu.csv"), NULL, 0,
+					   &csv, err, sizeof(err)), 0);
+	assert_int_equal(csv->n_launches, 15);
+	need[1] = need[7] = need[13] = true; /* walls_global<1>, walls_shared<1>, transpose_naive */
+	assert_int_equal(adapt_kernel_list(csv, need, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0], "^(void )?walls_global<1>\\(const float \\*, float \\*, unsigned int\\)$");
+	assert_string_equal(l.v[1], "^(void )?walls_shared<1>\\(float \\*\\)$");
+	assert_string_equal(l.v[2], "^transpose_naive\\(const float \\*, float \\*, int\\)$");
+	adapt_list_release(&l);
+	ncu_csv_free(csv);
+}
+
+/* ---- the instruction pass (option instruction_kernels) -------------------- */
+
+/* inst_walls on the H100: the first pass with the default set (run 2), the
+ * instruction rows from run 1's capture of the same program. */
+static void use_walls(struct world *w, char **re, size_t n)
+{
+	static char first[1400], third[1400];
+
+	snprintf(first, sizeof(first), "%s/../instr/walls-adaptive.ncu.csv", fixtures);
+	snprintf(third, sizeof(third), "%s/../instr/walls-instr.ncu.csv", fixtures);
+	setenv("FAKE_CSV", first, 1);
+	setenv("FAKE_CSV3", third, 1);
+	w->cfg.metrics_table = (char *)(uintptr_t)"etc/ncu-metrics.tsv";
+	w->cfg.instruction_kernels = (struct rl_strlist){ n, re };
+}
+
+static char *args3(struct world *w)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s3", w->args);
+	return read_all(path);
+}
+
+/* Only the transposes get the instruction rows, merged into their records
+ * by kernel and invocation; the first pass stays the default set. */
+static void test_instruction_pass(void **state)
+{
+	struct world *w = *state;
+	char *re[] = { (char *)(uintptr_t)"^transpose_" };
+	char *k, *sum;
+	const char *a;
+	long n = stub_host_count(&w->h, "kernel");
+
+	use_walls(w, re, 1);
+	assert_int_equal(run_plugin(w), RL_OK);
+	n = stub_host_count(&w->h, "kernel") - n;
+	assert_int_equal(n, 15);
+	k = record(w, "kernel", 13);
+	assert_string_equal(get(k, "kernel"), "transpose_naive(const float *, float *, int)");
+	assert_string_equal(get(k, "smsp__inst_executed.sum"), "71303168");
+	assert_string_equal(get(k, "instruction_pass"), "1");
+	assert_string_equal(get(k, "instruction_passes"), "6");
+	assert_string_equal(get(k, "profiler__replayer_passes"), "4"); /* the first pass's */
+	free(k);
+	k = record(w, "kernel", 1); /* walls_global<1>: not named */
+	assert_null(strstr(k, "smsp__inst_executed.sum="));
+	assert_null(strstr(k, "instruction_pass="));
+	free(k);
+	sum = record(w, "collect_summary", 0);
+	assert_string_equal(get(sum, "instruction_launches"), "2");
+	assert_string_equal(get(sum, "instruction_passes"), "6");
+	assert_null(strstr(sum, "adaptive_launches="));
+	/* the first pass collected no instruction row */
+	assert_null(strstr(get(sum, "command"), "smsp__inst_executed.sum"));
+	assert_non_null(strstr(get(sum, "command"), "gpu__time_duration.sum"));
+	free(sum);
+	a = args3(w);
+	assert_non_null(a);
+	assert_non_null(strstr(a, "\n--metrics\nsmsp__inst_executed.sum,"));
+	assert_non_null(strstr(a, "\n-k\nregex:(^transpose_naive\\(const float \\*, float \\*, int\\)$)|"
+				  "(^transpose_padded\\(const float \\*, float \\*, int\\)$)\n"));
+}
+
+static void test_instruction_pass_errors(void **state)
+{
+	struct world *w = *state;
+	char *re[] = { (char *)(uintptr_t)"(unclosed" };
+	char *extra[] = { (char *)(uintptr_t)"instruction" };
+
+	use_walls(w, re, 1);
+	assert_int_equal(run_plugin(w), RL_OK); /* a warning, the first pass stands */
+	assert_non_null(strstr(w->h.log.buf, "instruction_kernels: '(unclosed'"));
+	assert_null(args3(w));
+	w->cfg.extra = (struct rl_strlist){ 1, extra };
+	assert_int_not_equal(rooflined_plugin.init(&w->h.ctx, &w->cfg, &w->state), 0);
+	assert_non_null(strstr(w->h.log.buf, "exclude each other"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +785,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arch_auto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_and_uuid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_tensor, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_adaptive_off, setup, teardown),
+		cmocka_unit_test(test_adaptive_mark),
+		cmocka_unit_test(test_adaptive_rows_and_regex),
+		cmocka_unit_test(test_adaptive_kernel_list),
+		cmocka_unit_test_setup_teardown(test_instruction_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_instruction_pass_errors, setup, teardown),
 	};
 	const char *d = getenv("NCU_FIXTURES");
 
