@@ -44,22 +44,23 @@ $(B)/bench/analysis-bench: bench/analysis-bench.c $(B)/obj/plugins/hierarchical/
 
 # ---- the instruction plugin (Instruction Roofline; docs/instruction-roofline.md) ----
 #   plugins/instruction.c               options, inputs, points, records
-#   plugins/instruction/ir_chart.c      its gnuplot chart (runs gnuplot via gp_exec)
-#   common/instr_math.c                 the model's formulas (libc only)
+#   plugins/instruction/ir_model.c      a kernel's point at a level (the model)
+#   plugins/instruction/ir_chart.c      its gnuplot chart (runs gnuplot via
+#                                       plugins/gnuplot_run/gp_exec)
+#   plugins/instruction/instr_math.c    the model's formulas (libc only)
 PLUGINS_DAEMON += instruction
 IR_PIC_OBJS := $(B)/obj/plugins/instruction/ir_chart.o \
+               $(B)/obj/plugins/instruction/ir_model.o \
                $(B)/obj/plugins/instruction/instr_math.o \
-               $(B)/obj/plugins/gnuplot/gp_exec.o \
+               $(B)/obj/plugins/gnuplot_run/gp_exec.o \
                $(B)/obj/plugins/ncu/ncu_table.o \
                $(B)/obj/plugins/ncu/ncu_text.o \
                $(B)/obj/plugins/ncu/ncu_value.o
 
-$(B)/obj/plugins/instruction/instr_math.o: common/instr_math.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-
 $(B)/plugins/instruction.so: $(IR_PIC_OBJS)
-$(B)/tests/test_instr_math: $(B)/obj/common/instr_math.o
+$(B)/tests/test_instr_math: $(B)/obj/plugins/instruction/instr_math.o
 PLUGIN_LIBS_instruction := -lm
-$(B)/tests/test_instruction: $(B)/obj/plugins/instruction/ir_chart.o $(B)/obj/common/instr_math.o \
-	$(B)/obj/plugins/gnuplot/gp_exec.o $(NCU_TABLE_OBJS)
+$(B)/tests/test_instruction: $(B)/obj/plugins/instruction/ir_chart.o \
+	$(B)/obj/plugins/instruction/ir_model.o \
+	$(B)/obj/plugins/instruction/instr_math.o $(B)/obj/plugins/gnuplot_run/gp_exec.o \
+	$(NCU_TABLE_OBJS)

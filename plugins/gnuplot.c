@@ -33,8 +33,8 @@
  * plugins/gnuplot/, one way (gp_model.h): the model (gp_model,
  * gp_findings_model, gp_chart), the layout (gp_layout), the drawing (gp_draw
  * for script and data, gp_findings for the fleet's charts), the terminal
- * (gp_term); gp_text (quoting, short names) under them all, gp_exec
- * (running gnuplot).
+ * (gp_term); gp_text (quoting, short names) under them all;
+ * plugins/gnuplot_run/gp_exec (running gnuplot).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -44,7 +44,7 @@
 
 #include "gnuplot/gp_chart.h"
 #include "gnuplot/gp_draw.h"
-#include "gnuplot/gp_exec.h"
+#include "gnuplot_run/gp_exec.h"
 #include "rooflined/plugin.h"
 
 #define OPT(k, t, d, f, h) { k, t, d, offsetof(struct gp_config, f), h, 0 }

@@ -130,6 +130,7 @@ static void program_options_are_marked(void **state)
 		{ "ncu", "extra", true }, { "ncu", "kernels", false },
 		{ "ncu", "metrics_table", false }, { "gnuplot", "gnuplot", true },
 		{ "gnuplot", "title", false }, { "ert", "bench", true },
+		{ "instruction", "gnuplot", true }, { "instruction", "chart", false },
 		{ "smoke", "message", false },
 	};
 	char *dir = xasprintf("%s/plugins", build_dir());
