@@ -3,14 +3,19 @@
  * daemon/slurm.c's slurm_poll(), as launch.c's poll_slurm() makes it (the
  * "rl." prefix, a callback per matching job), without the database.
  *
- *   engine-poll CALLS INTERVAL_MS [PREFIX]
+ *   engine-poll CALLS INTERVAL_MS [PREFIX [IDFILE]]
+ *
+ * With IDFILE (job ids, one a line), each call is slurm_poll_ids() over those
+ * ids instead, as poll_slurm() makes it since issue 27 (one small RPC per
+ * job, 4 in flight): the two ways side by side under the same cluster.
  *
  * The first call of a process loads every job (no earlier answer to compare
  * with); later calls pass the previous answer's update time, as the daemon
  * does, and slurmctld answers "no change" when its job table has not changed
  * since.  Prints one line per call:
- *   call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB
- * CPU is this process's user + system time (getrusage), wall is monotonic;
+ *   call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB, read B bytes
+ * B is what the call read from sockets and files (rchar of /proc/self/io:
+ * slurmctld's answers, munged's credentials).  CPU is this process's user + system time (getrusage), wall is monotonic;
  * rss and hwm are VmRSS and VmHWM after the call: what holding the answer
  * costs (slurm.c keeps the last one), and the peak while the next one is
  * loaded beside it.
@@ -59,6 +64,41 @@ static long status_kb(const char *key)
 	return kb;
 }
 
+/* rchar of /proc/self/io: bytes read so far, by any read call. */
+static long long read_bytes(void)
+{
+	char line[128];
+	long long n = 0;
+	FILE *f = fopen("/proc/self/io", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "rchar:", 6) == 0)
+			n = strtoll(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The ids of path, one a line; exits on an unreadable file. */
+static uint32_t *read_ids(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	uint32_t *ids = NULL;
+	unsigned long id;
+
+	*n = 0;
+	if (!f) {
+		fprintf(stderr, "engine-poll: cannot read '%s'\n", path);
+		exit(2);
+	}
+	while (fscanf(f, "%lu", &id) == 1) {
+		ids = xrealloc(ids, (*n + 1) * sizeof(*ids));
+		ids[(*n)++] = (uint32_t)id;
+	}
+	fclose(f);
+	return ids;
+}
+
 static int count_job(void *arg, const struct slurm_job *job)
 {
 	(void)job;
@@ -71,35 +111,45 @@ int main(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	const char *prefix = argc > 3 ? argv[3] : "rl.";
 	long calls, interval;
+	uint32_t *ids = NULL;
+	size_t n_ids = 0;
 	int rc = 0;
 
-	if (argc < 3 || argc > 4 || util_parse_long(argv[1], &calls) < 0 ||
+	if (argc < 3 || argc > 5 || util_parse_long(argv[1], &calls) < 0 ||
 	    util_parse_long(argv[2], &interval) < 0 || calls < 1 || interval < 0) {
-		fprintf(stderr, "usage: engine-poll CALLS INTERVAL_MS [PREFIX]\n");
+		fprintf(stderr, "usage: engine-poll CALLS INTERVAL_MS [PREFIX [IDFILE]]\n");
 		return 2;
 	}
+	if (argc == 5)
+		ids = read_ids(argv[4], &n_ids);
 	log_init("engine-poll", RL_LOG_INFO, false);
 	slurm_setup(NULL);
 	strbuf_init(&err);
 	printf("before: rss %ld kB\n", status_kb("VmRSS"));
 	for (long i = 1; i <= calls && rc == 0; i++) {
 		double t0 = now_ms(), c0 = cpu_ms();
+		long long r0 = read_bytes();
 		long matched = 0;
+		int prc = ids ? slurm_poll_ids(ids, n_ids, prefix, 4, count_job,
+					       &matched, &err)
+			      : slurm_poll(prefix, count_job, &matched, &err);
 
-		if (slurm_poll(prefix, count_job, &matched, &err) < 0) {
+		if (prc < 0) {
 			fprintf(stderr, "engine-poll: %s\n", err.buf);
 			rc = 1;
 			break;
 		}
 		printf("call %ld: wall %.2f ms, cpu %.2f ms, matched %ld, "
-		       "rss %ld kB, hwm %ld kB\n", i, now_ms() - t0,
-		       cpu_ms() - c0, matched, status_kb("VmRSS"),
-		       status_kb("VmHWM"));
+		       "rss %ld kB, hwm %ld kB, read %lld bytes\n", i,
+		       now_ms() - t0, cpu_ms() - c0, matched,
+		       status_kb("VmRSS"), status_kb("VmHWM"),
+		       read_bytes() - r0);
 		fflush(stdout);
 		if (i < calls)
 			poll(NULL, 0, (int)interval);
 	}
 	strbuf_release(&err);
+	free(ids);
 	slurm_teardown();
 	return rc;
 }

@@ -795,10 +795,14 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	return 0;
 }
 
+/* Slurm job loads of one poll in flight at once (slurm_poll_ids). */
+#define LAUNCH_POLL_THREADS 4
+
 static void poll_slurm(struct engine *e)
 {
 	struct poll_state ps = { .e = e };
 	struct strbuf err = STRBUF_INIT;
+	uint32_t *ids = NULL;
 
 	ps.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
@@ -808,8 +812,13 @@ static void poll_slurm(struct engine *e)
 		goto out;
 	qsort(ps.rows, (size_t)ps.n, sizeof(*ps.rows), by_job_id);
 	ps.seen = xcalloc((size_t)ps.n, sizeof(bool));
+	ids = xcalloc((size_t)ps.n, sizeof(*ids));
+	for (int i = 0; i < ps.n; i++)
+		ids[i] = (uint32_t)ps.rows[i].job_id;
 	strbuf_init(&err);
-	if (slurm_poll(ENGINE_JOB_PREFIX, on_slurm_job, &ps, &err) < 0) {
+	/* by id: the other jobs of the cluster cost nothing (issue 27) */
+	if (slurm_poll_ids(ids, (size_t)ps.n, ENGINE_JOB_PREFIX,
+			   LAUNCH_POLL_THREADS, on_slurm_job, &ps, &err) < 0) {
 		log_error("%s", err.buf);
 		goto out;
 	}
@@ -819,6 +828,7 @@ static void poll_slurm(struct engine *e)
 			engine_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
+	free(ids);
 	free(ps.seen);
 	engine_steps_free(ps.rows, ps.n);
 }

@@ -190,13 +190,12 @@ static struct {
 	time_t update;          /* last_update of the answer they came from */
 } kept;
 
+static void kept_job_release(struct kept_job *k);
+
 static void kept_release(void)
 {
-	for (size_t i = 0; i < kept.n; i++) {
-		free(kept.jobs[i].name);
-		free(kept.jobs[i].reason);
-		free(kept.jobs[i].nodes);
-	}
+	for (size_t i = 0; i < kept.n; i++)
+		kept_job_release(&kept.jobs[i]);
 	free(kept.jobs);
 	free(kept.prefix);
 	memset(&kept, 0, sizeof(kept));
@@ -214,6 +213,36 @@ static char *job_reason(const slurm_job_info_t *j)
 	return xstrdup(why ? why : desc ? desc : "");
 }
 
+/* Copy Slurm's record j into k (its strings owned by k). */
+static void kept_set(struct kept_job *k, const slurm_job_info_t *j)
+{
+	int status = (int)j->exit_code;
+
+	k->name = xstrdup(j->name ? j->name : "");
+	k->reason = job_reason(j);
+	k->nodes = xstrdup(j->nodes ? j->nodes : "");
+	k->job = (struct slurm_job){
+		.id = j->job_id,
+		.name = k->name,
+		.phase = phase_of(j->job_state),
+		.state = state_name(j->job_state),
+		.reason = k->reason,
+		.nodes = k->nodes,
+		.start = j->start_time,
+		.end = j->end_time,
+		.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+		.uid = j->user_id,
+	};
+}
+
+static void kept_job_release(struct kept_job *k)
+{
+	free(k->name);
+	free(k->reason);
+	free(k->nodes);
+}
+
 /* Replace the kept jobs with msg's jobs named prefix*. */
 static void kept_fill(const job_info_msg_t *msg, const char *prefix)
 {
@@ -226,29 +255,10 @@ static void kept_fill(const job_info_msg_t *msg, const char *prefix)
 			    sizeof(*kept.jobs));
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		const slurm_job_info_t *j = &msg->job_array[i];
-		int status = (int)j->exit_code;
-
-		struct kept_job *k;
 
 		if (!j->name || strncmp(j->name, prefix, plen) != 0)
 			continue;
-		k = &kept.jobs[kept.n++];
-		k->name = xstrdup(j->name);
-		k->reason = job_reason(j);
-		k->nodes = xstrdup(j->nodes ? j->nodes : "");
-		k->job = (struct slurm_job){
-			.id = j->job_id,
-			.name = k->name,
-			.phase = phase_of(j->job_state),
-			.state = state_name(j->job_state),
-			.reason = k->reason,
-			.nodes = k->nodes,
-			.start = j->start_time,
-			.end = j->end_time,
-			.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-			.uid = j->user_id,
-		};
+		kept_set(&kept.jobs[kept.n++], j);
 	}
 }
 
@@ -277,6 +287,108 @@ int slurm_poll(const char *name_prefix,
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * slurm_poll_ids: one REQUEST_JOB_INFO_SINGLE per job (slurm_load_job), up
+ * to `threads` in flight.  slurmctld finds each by its id in its job hash, so
+ * neither its work nor the bytes that come back depend on how many other
+ * jobs it holds.  Each thread keeps only the one record it asked for.
+ */
+struct ids_pool {
+	const uint32_t *ids;
+	const char *prefix;
+	size_t plen;
+	struct kept_job *out;   /* n; out[i].name NULL: Slurm does not know it */
+	size_t n, next;
+	int error;              /* first Slurm error other than "no such job" */
+	pthread_mutex_t lock;
+};
+
+/* Load job id into *k; 0, 0 with k->name NULL when Slurm does not know it,
+ * or Slurm's error number. */
+static int load_one(uint32_t id, const char *prefix, size_t plen,
+		    struct kept_job *k)
+{
+	job_info_msg_t *msg = NULL;
+	int rc = 0;
+
+	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
+		rc = slurm_get_errno();
+		return rc == ESLURM_INVALID_JOB_ID ? 0 : (rc ? rc : SLURM_ERROR);
+	}
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *j = &msg->job_array[i];
+
+		/* another's job under a reused id counts as ours forgotten */
+		if (j->job_id == id && j->name &&
+		    strncmp(j->name, prefix, plen) == 0) {
+			kept_set(k, j);
+			break;
+		}
+	}
+	slurm_free_job_info_msg(msg);
+	return rc;
+}
+
+static void *ids_worker(void *arg)
+{
+	struct ids_pool *pool = arg;
+
+	for (;;) {
+		size_t i;
+		int rc;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->error ? pool->n : pool->next++;
+		pthread_mutex_unlock(&pool->lock);
+		if (i >= pool->n)
+			return NULL;
+		rc = load_one(pool->ids[i], pool->prefix, pool->plen,
+			      &pool->out[i]);
+		if (rc) {
+			pthread_mutex_lock(&pool->lock);
+			if (!pool->error)
+				pool->error = rc;
+			pthread_mutex_unlock(&pool->lock);
+		}
+	}
+}
+
+int slurm_poll_ids(const uint32_t *ids, size_t n, const char *name_prefix,
+		   int threads, int (*fn)(void *arg, const struct slurm_job *job),
+		   void *arg, struct strbuf *err)
+{
+	struct ids_pool pool = { .ids = ids, .prefix = name_prefix,
+				 .plen = strlen(name_prefix), .n = n };
+	pthread_t tids[SUBMIT_THREADS_MAX];
+	int started = 0, rc = 0;
+
+	if (n == 0)
+		return 0;
+	pool.out = xcalloc(n, sizeof(*pool.out));
+	pthread_mutex_init(&pool.lock, NULL);
+	if (threads > SUBMIT_THREADS_MAX)
+		threads = SUBMIT_THREADS_MAX;
+	for (; started < threads - 1 && (size_t)started + 1 < n; started++)
+		if (pthread_create(&tids[started], NULL, ids_worker, &pool) != 0)
+			break;
+	ids_worker(&pool);
+	for (int t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	pthread_mutex_destroy(&pool.lock);
+	if (pool.error) {
+		strbuf_addf(err, "cannot load Slurm's jobs: %s",
+			    slurm_strerror(pool.error));
+		rc = -EIO;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		if (pool.out[i].name)
+			rc = fn(arg, &pool.out[i].job);
+	for (size_t i = 0; i < n; i++)
+		kept_job_release(&pool.out[i]);
+	free(pool.out);
+	return rc;
 }
 
 int slurm_cancel(uint32_t job_id, struct strbuf *err)

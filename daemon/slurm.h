@@ -79,11 +79,29 @@ size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
  * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
  * whose name starts with name_prefix.  Returns 0, fn's nonzero value, or
  * -EIO with err set.  Jobs Slurm has forgotten (after MinJobAge) are simply
- * absent.
+ * absent.  Its cost grows with every job of the cluster, other users' too
+ * (on a busy one, the whole job table each time it changed): only for
+ * finding jobs by name whose ids are unknown (repair after a crash); follow
+ * known jobs with slurm_poll_ids().
  */
 int slurm_poll(const char *name_prefix,
 	       int (*fn)(void *arg, const struct slurm_job *job), void *arg,
 	       struct strbuf *err);
+
+/*
+ * Follow the n jobs of ids: ask slurmctld for each by its id (one small RPC
+ * each, up to `threads` in flight), so that the cost grows with these jobs
+ * only, never with the other jobs of the cluster.  Then call fn, in this
+ * thread and in ids' order, for each job Slurm knows whose name starts with
+ * name_prefix (a job id reused by another's job counts as forgotten).
+ * Returns 0, fn's nonzero value, or -EIO with err set when Slurm could not
+ * answer for some job (then fn is not called at all, so that no job is
+ * taken for forgotten by mistake).  The job passed to fn lives until fn
+ * returns.
+ */
+int slurm_poll_ids(const uint32_t *ids, size_t n, const char *name_prefix,
+		   int threads, int (*fn)(void *arg, const struct slurm_job *job),
+		   void *arg, struct strbuf *err);
 
 /* Cancel a job (SIGKILL to every step, as scancel).  0, or -EIO; a job that
  * already ended counts as cancelled (0). */
