@@ -13,9 +13,10 @@
  * with); later calls pass the previous answer's update time, as the daemon
  * does, and slurmctld answers "no change" when its job table has not changed
  * since.  Prints one line per call:
- *   call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB, read B bytes
- * B is what the call read from sockets and files (rchar of /proc/self/io:
- * slurmctld's answers, munged's credentials).  CPU is this process's user + system time (getrusage), wall is monotonic;
+ *   call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB
+ * (the bytes slurmctld sends back are counted from outside: libslurm reads
+ * them with recv(), which /proc/PID/io does not count; bench/night-scale.sh
+ * runs this under strace).  CPU is this process's user + system time (getrusage), wall is monotonic;
  * rss and hwm are VmRSS and VmHWM after the call: what holding the answer
  * costs (slurm.c keeps the last one), and the peak while the next one is
  * loaded beside it.
@@ -62,21 +63,6 @@ static long status_kb(const char *key)
 	if (f)
 		fclose(f);
 	return kb;
-}
-
-/* rchar of /proc/self/io: bytes read so far, by any read call. */
-static long long read_bytes(void)
-{
-	char line[128];
-	long long n = 0;
-	FILE *f = fopen("/proc/self/io", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "rchar:", 6) == 0)
-			n = strtoll(line + 6, NULL, 10);
-	if (f)
-		fclose(f);
-	return n;
 }
 
 /* The ids of path, one a line; exits on an unreadable file. */
@@ -128,7 +114,6 @@ int main(int argc, char **argv)
 	printf("before: rss %ld kB\n", status_kb("VmRSS"));
 	for (long i = 1; i <= calls && rc == 0; i++) {
 		double t0 = now_ms(), c0 = cpu_ms();
-		long long r0 = read_bytes();
 		long matched = 0;
 		int prc = ids ? slurm_poll_ids(ids, n_ids, prefix, 4, count_job,
 					       &matched, &err)
@@ -140,10 +125,9 @@ int main(int argc, char **argv)
 			break;
 		}
 		printf("call %ld: wall %.2f ms, cpu %.2f ms, matched %ld, "
-		       "rss %ld kB, hwm %ld kB, read %lld bytes\n", i,
-		       now_ms() - t0, cpu_ms() - c0, matched,
-		       status_kb("VmRSS"), status_kb("VmHWM"),
-		       read_bytes() - r0);
+		       "rss %ld kB, hwm %ld kB\n", i, now_ms() - t0,
+		       cpu_ms() - c0, matched, status_kb("VmRSS"),
+		       status_kb("VmHWM"));
 		fflush(stdout);
 		if (i < calls)
 			poll(NULL, 0, (int)interval);
