@@ -26,7 +26,8 @@
 #             run, and the daemon's peak RSS (VmHWM), beside the background
 #   findings  bench/findings-bench.sh at GPUS GPUs x NIGHTS nights and
 #             KERNELS kernels x KRUNS runs: the fleet step, the regressions
-#             step, the ingest of one night's ceilings (GPUS x 18)
+#             step, the ingest of one night's ceilings (GPUS x 18), the
+#             site rebuilt on that database (SITE=1)
 #   grow      the same at GROW_GPUS GPUs (30 nights) and at GROW_NIGHTS
 #             nights (1,000 GPUs): grow.tsv and grow.png (gnuplot)
 #
@@ -178,7 +179,7 @@ fi
 if has_stage fanout; then
 	report "== fanout: $NODE_JOBS node jobs ($((NODE_JOBS / 4)) runs x 4 nodes), beside the background (load $(load))"
 	BENCH_SMOKE=0 "$REPO/bench/fanout-bench.sh" -n "$((NODE_JOBS / 4))" -o "$OUT/fanout" >"$OUT/fanout.log" 2>&1 ||
-		{ tail -5 "$OUT/fanout.log" >&2; die "fanout-bench failed"; }
+		report "  fanout-bench FAILED: $(tail -3 "$OUT/fanout.log" | tr '\n' ' ')"
 	grep -E '^(S |D |   daemon submission|   queued -> last)' "$OUT/fanout/summary.txt" | tee -a "$OUT/summary.txt"
 	s=$(sed -n 's/^S .*(\([0-9.]*\) jobs\/s).*/\1/p' "$OUT/fanout/summary.txt")
 	d=$(sed -n 's/^   daemon submission: .* = \([0-9.]*\) jobs\/s.*/\1/p' "$OUT/fanout/summary.txt")
@@ -189,32 +190,35 @@ fi
 # findings_at GPUS NIGHTS KERNELS KRUNS TAG: one findings-bench run; its summary in $OUT/findings.TAG
 findings_at() {
 	local dir=$OUT/findings.$5
-	NODES=$(($1 / 2)) NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 BENCH_SMOKE=0 \
+	NODES=$(($1 / 2)) NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
 		"$REPO/bench/findings-bench.sh" -n 1 -o "$dir" >"$dir.log" 2>&1 ||
-		{ tail -5 "$dir.log" >&2; die "findings-bench failed at $5"; }
-	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night' "$dir/summary.txt" |
+		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
+	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night|site rebuilt' "$dir/summary.txt" |
 		sed "s/^/  [$5] /" | tee -a "$OUT/summary.txt"
 }
 total_ms() { sed -n "s/^ *$1\.after .* total *\([0-9.]*\) ms.*/\1/p" "$2/summary.txt"; }
 ingest_ms() { sed -n 's/.*ingest of one night (\([0-9]*\) ceilings, one statement): with the series trigger \([0-9.]*\) ms.*/\2/p' "$1/summary.txt"; }
+site_ms() { sed -n 's/^  site rebuilt: wall \([0-9.]*\) ms.*/\1/p' "$1/summary.txt"; }
 if has_stage findings; then
 	report "== findings: $GPUS GPUs x $NIGHTS nights, $KERNELS kernels x $KRUNS runs (load $(load))"
 	findings_at "$GPUS" "$NIGHTS" "$KERNELS" "$KRUNS" main
 fi
 if has_stage grow; then
 	report "== grow: GPUs at 30 nights ($GROW_GPUS), nights at 1,000 GPUs ($GROW_NIGHTS); 500 kernels x 31 runs"
-	printf 'axis\tgpus\tnights\tfleet_ms\tregressions_ms\tingest_ms\n' >"$OUT/grow.tsv"
+	printf 'axis\tgpus\tnights\tfleet_ms\tregressions_ms\tingest_ms\tsite_ms\n' >"$OUT/grow.tsv"
 	n30=30 g1k=1000 gk=500 gr=31
 	[[ ${BENCH_SMOKE:-0} == 1 ]] && n30=3 g1k=8 gk=20 gr=3
 	for g in $GROW_GPUS; do
 		findings_at "$g" "$n30" "$gk" "$gr" "g$g"
-		printf 'gpus\t%s\t%s\t%s\t%s\t%s\n' "$g" "$n30" "$(total_ms fleet "$OUT/findings.g$g")" \
-			"$(total_ms regressions "$OUT/findings.g$g")" "$(ingest_ms "$OUT/findings.g$g")" >>"$OUT/grow.tsv"
+		printf 'gpus\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g" "$n30" "$(total_ms fleet "$OUT/findings.g$g")" \
+			"$(total_ms regressions "$OUT/findings.g$g")" "$(ingest_ms "$OUT/findings.g$g")" \
+			"$(site_ms "$OUT/findings.g$g")" >>"$OUT/grow.tsv"
 	done
 	for n in $GROW_NIGHTS; do
 		findings_at "$g1k" "$n" "$gk" "$gr" "n$n"
-		printf 'nights\t%s\t%s\t%s\t%s\t%s\n' "$g1k" "$n" "$(total_ms fleet "$OUT/findings.n$n")" \
-			"$(total_ms regressions "$OUT/findings.n$n")" "$(ingest_ms "$OUT/findings.n$n")" >>"$OUT/grow.tsv"
+		printf 'nights\t%s\t%s\t%s\t%s\t%s\t%s\n' "$g1k" "$n" "$(total_ms fleet "$OUT/findings.n$n")" \
+			"$(total_ms regressions "$OUT/findings.n$n")" "$(ingest_ms "$OUT/findings.n$n")" \
+			"$(site_ms "$OUT/findings.n$n")" >>"$OUT/grow.tsv"
 	done
 	column -t "$OUT/grow.tsv" | sed 's/^/  /' | tee -a "$OUT/summary.txt"
 	if command -v gnuplot >/dev/null; then
@@ -227,10 +231,12 @@ set key top left
 set ylabel "ms"
 set xlabel "GPUs (30 nights)"
 plot "< awk -F'\t' '\$1 == \"gpus\"' $OUT/grow.tsv" using 2:4 with linespoints title "fleet step", \
-     "" using 2:6 with linespoints title "ingest of a night"
+     "" using 2:6 with linespoints title "ingest of a night", \
+     "" using 2:7 with linespoints title "site rebuilt"
 set xlabel "nights (1,000 GPUs)"
 plot "< awk -F'\t' '\$1 == \"nights\"' $OUT/grow.tsv" using 3:4 with linespoints title "fleet step", \
-     "" using 3:6 with linespoints title "ingest of a night"
+     "" using 3:6 with linespoints title "ingest of a night", \
+     "" using 3:7 with linespoints title "site rebuilt"
 unset multiplot
 GP
 		[[ -s $OUT/grow.png ]] && report "  plot: $OUT/grow.png"

@@ -254,7 +254,7 @@ expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the grow
 	'^  before 40 foreign +matched +8 ' '^  after  40 foreign +matched +8 ' \
 	'sdiag: REQUEST_JOB_INFO \( 2003\) count:[1-9]' 'sdiag: REQUEST_JOB_INFO_SINGLE \( 2021\) count:16 ' \
 	'^  fan-out rate: daemon [0-9.]+ jobs/s against slurm_submit\(\).s [0-9.]+ jobs/s' \
-	'2@grow.tsv::^(gpus|nights)\t8\t[35]\t[0-9.]+\t[0-9.]+\t[0-9.]+$' \
+	'2@grow.tsv::^(gpus|nights)[[:space:]]8[[:space:]][35]([[:space:]][0-9.]+){4}$' \
 	'!! squeue -h -u rlother -o %i | grep -q .'
 
 result findings-bench
