@@ -44,8 +44,9 @@ $(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
 # (bench/findings-bench.sh with SITE=1, bench/night-scale.sh).
 SITE_BENCH_GOAL := $(.DEFAULT_GOAL)
 
-$(B)/bench/site-bench: $(B)/obj/bench/site-bench.o $(B)/obj/daemon/site.o \
-                       $(B)/obj/daemon/db.o $(B)/obj/daemon/site_files.o \
+# every daemon/site*.c: the site's page builders, however many files
+$(B)/bench/site-bench: $(B)/obj/bench/site-bench.o $(B)/obj/daemon/db.o \
+                       $(patsubst %.c,$(B)/obj/%.o,$(wildcard daemon/site*.c)) \
                        $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl
