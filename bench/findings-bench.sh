@@ -302,7 +302,7 @@ explain_all after
 # SITE=1: the facility site rebuilt as the daemon does after a run ends
 # (bench/site-bench.c: daemon/site.c on this database), REPEATS times
 if [[ ${SITE:-0} == 1 ]]; then
-	"$SNAP_BENCH/site-bench" "$W/site" "$repeats" >"$out/site.txt" 2>>"$out/site.err" ||
+	"$SNAP_BENCH/site-bench" "$W/site" "$repeats" "$BUSER" >"$out/site.txt" 2>>"$out/site.err" ||
 		say "  site: FAILED ($(tail -1 "$out/site.err"))"
 	say "$(printf '  site rebuilt: wall %s ms (cpu %s), %s' \
 		"$(sed -n 's/.* wall \([0-9.]*\) ms.*/\1/p' "$out/site.txt" | median)" \

@@ -3,8 +3,10 @@
  * run ends (daemon/site.c's site_rebuild(), the same database module), on
  * the database PG* names, into DIR.
  *
- *   site-bench DIR [REPEATS]
+ *   site-bench DIR [REPEATS [FACILITY_USER]]
  *
+ * FACILITY_USER (default root) is the configuration's facility_user: whose
+ * spool the facility runs' reports are copied from.
  * Prints one line per repeat:
  *   repeat I: wall W ms, cpu C ms, hwm H kB, files F, bytes B
  * CPU is this process's (the queries' PostgreSQL time is not in it; wall
@@ -77,15 +79,16 @@ int main(int argc, char **argv)
 	long repeats = 1;
 	int rc = 0;
 
-	if (argc < 2 || argc > 3 ||
-	    (argc == 3 && (util_parse_long(argv[2], &repeats) < 0 || repeats < 1))) {
-		fprintf(stderr, "usage: site-bench DIR [REPEATS]\n");
+	if (argc < 2 || argc > 4 ||
+	    (argc >= 3 && (util_parse_long(argv[2], &repeats) < 0 || repeats < 1))) {
+		fprintf(stderr, "usage: site-bench DIR [REPEATS [FACILITY_USER]]\n");
 		return 2;
 	}
 	log_init("site-bench", RL_LOG_WARNING, false);
 	strbuf_init(&err);
 	cfg.web_root = xstrdup(argv[1]);
 	cfg.web_group = xstrdup("");
+	cfg.facility_user = xstrdup(argc == 4 ? argv[3] : "root");
 	db = db_connect("", &err);
 	if (!db) {
 		fprintf(stderr, "site-bench: %s\n", err.buf);
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
 	db_close(db);
 	free(cfg.web_root);
 	free(cfg.web_group);
+	free(cfg.facility_user);
 	strbuf_release(&err);
 	return rc ? 1 : 0;
 }
