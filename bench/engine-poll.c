@@ -5,9 +5,11 @@
  *
  *   engine-poll CALLS INTERVAL_MS [PREFIX [IDFILE]]
  *
- * With IDFILE (job ids, one a line), each call is slurm_poll_ids() over those
- * ids instead, as poll_slurm() makes it since issue 27 (one small RPC per
- * job, 4 in flight): the two ways side by side under the same cluster.
+ * With IDFILE (lines "JOBID UID", as `squeue -h -o '%i %U'` writes them; a
+ * line without UID: asked for by its id alone), each call is
+ * slurm_poll_ids() over those jobs instead, as poll_slurm() makes it since
+ * issue 27 (per user: a few jobs by id, many in one per-user RPC; 4 in
+ * flight): the two ways side by side under the same cluster.
  *
  * The first call of a process loads every job (no earlier answer to compare
  * with); later calls pass the previous answer's update time, as the daemon
@@ -65,21 +67,27 @@ static long status_kb(const char *key)
 	return kb;
 }
 
-/* The ids of path, one a line; exits on an unreadable file. */
-static uint32_t *read_ids(const char *path, size_t *n)
+/* The jobs of path, "JOBID [UID]" a line; exits on an unreadable file. */
+static struct slurm_job_ref *read_ids(const char *path, size_t *n)
 {
 	FILE *f = fopen(path, "r");
-	uint32_t *ids = NULL;
-	unsigned long id;
+	struct slurm_job_ref *ids = NULL;
+	char line[128];
 
 	*n = 0;
 	if (!f) {
 		fprintf(stderr, "engine-poll: cannot read '%s'\n", path);
 		exit(2);
 	}
-	while (fscanf(f, "%lu", &id) == 1) {
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long id, uid;
+		int got = sscanf(line, "%lu %lu", &id, &uid);
+
+		if (got < 1)
+			continue;
 		ids = xrealloc(ids, (*n + 1) * sizeof(*ids));
-		ids[(*n)++] = (uint32_t)id;
+		ids[*n].id = (uint32_t)id;
+		ids[(*n)++].uid = got == 2 ? (uid_t)uid : (uid_t)-1;
 	}
 	fclose(f);
 	return ids;
@@ -97,7 +105,7 @@ int main(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	const char *prefix = argc > 3 ? argv[3] : "rl.";
 	long calls, interval;
-	uint32_t *ids = NULL;
+	struct slurm_job_ref *ids = NULL;
 	size_t n_ids = 0;
 	int rc = 0;
 

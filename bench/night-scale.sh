@@ -16,7 +16,8 @@
 #             by side, with 0 and with FOREIGN foreign jobs queued:
 #               before  slurm_poll(): slurm_load_jobs, the whole table (the
 #                       daemon's poll until issue 27)
-#               after   slurm_poll_ids(): one job-info RPC per own job
+#               after   slurm_poll_ids(): the daemon's jobs only (per user:
+#                       a few by id, many in one per-user RPC)
 #             each: wall and CPU per poll (plain run), the bytes received
 #             from slurmctld per poll (a second run under strace -yy) and
 #             sdiag's RPC counts and times by type (reset before each)
@@ -150,7 +151,7 @@ poll_side() {
 if has_stage slurm; then
 	report "== slurm: the daemon's poll, before (whole table) and after (by id), $NODE_JOBS own jobs, $POLLS polls 2 s apart"
 	"$SNAP_BENCH/engine-submit" "$BUSER" "$IDLE" "$NODE_JOBS" rl.own >"$OUT/own-submit.txt"
-	squeue -h -p "$IDLE" -u "$BUSER" -o '%i' >"$OUT/own-ids.txt"
+	squeue -h -p "$IDLE" -u "$BUSER" -o '%i %U' >"$OUT/own-ids.txt"
 	report "  own stand-ins: $(cat "$OUT/own-submit.txt")"
 	poll_side before 0
 	poll_side after 0

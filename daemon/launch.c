@@ -802,7 +802,7 @@ static void poll_slurm(struct engine *e)
 {
 	struct poll_state ps = { .e = e };
 	struct strbuf err = STRBUF_INIT;
-	uint32_t *ids = NULL;
+	struct slurm_job_ref *ids = NULL;
 
 	ps.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
@@ -813,10 +813,20 @@ static void poll_slurm(struct engine *e)
 	qsort(ps.rows, (size_t)ps.n, sizeof(*ps.rows), by_job_id);
 	ps.seen = xcalloc((size_t)ps.n, sizeof(bool));
 	ids = xcalloc((size_t)ps.n, sizeof(*ids));
-	for (int i = 0; i < ps.n; i++)
-		ids[i] = (uint32_t)ps.rows[i].job_id;
 	strbuf_init(&err);
-	/* by id: the other jobs of the cluster cost nothing (issue 27) */
+	for (int i = 0; i < ps.n; i++) {
+		const struct step_row *s = &ps.rows[i], *prev = i ? s - 1 : NULL;
+		gid_t gid;
+
+		ids[i].id = s->job_id;
+		/* rows of one run share their user: look it up once */
+		if (prev && prev->run_id == s->run_id)
+			ids[i].uid = ids[i - 1].uid;
+		else if (engine_run_identity(e, s, &ids[i].uid, &gid, &err) < 0)
+			ids[i].uid = (uid_t)-1; /* by its id alone */
+	}
+	strbuf_reset(&err);
+	/* by id or user: the other users' jobs cost nothing (issue 27) */
 	if (slurm_poll_ids(ids, (size_t)ps.n, ENGINE_JOB_PREFIX,
 			   LAUNCH_POLL_THREADS, on_slurm_job, &ps, &err) < 0) {
 		log_error("%s", err.buf);
