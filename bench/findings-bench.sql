@@ -39,7 +39,7 @@ where r.pipeline_name = 'fleet-bench';
 
 create temp table gpu as
 select k, g, 'rl-b' || lpad(k::text, greatest(3, length(k::text)), '0') as node,
-       'GPU-bench-' || lpad(k::text, 3, '0') || '-' || g as uuid
+       'GPU-bench-' || lpad(k::text, greatest(3, length(k::text)), '0') || '-' || g as uuid
 from generate_series(1, :nodes) k, generate_series(0, 1) g;
 
 create temp table gpu_offset as

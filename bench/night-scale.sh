@@ -136,7 +136,8 @@ poll_side() {
 	sdiag --reset >/dev/null
 	"$SNAP_BENCH/engine-poll" "$POLLS" 2000 rl. "${args[@]}" >"$f.txt"
 	sdiag_jobs >"$f.sdiag"
-	strace -f -qq -yy -e trace=read,recvfrom,recvmsg -e signal=none -o "$f.strace" \
+	# (LeakSanitizer cannot run under ptrace: a san build's leak check off)
+	LSAN_OPTIONS=detect_leaks=0 strace -f -qq -yy -e trace=read,recvfrom,recvmsg -e signal=none -o "$f.strace" \
 		"$SNAP_BENCH/engine-poll" "$POLLS" 2000 rl. "${args[@]}" >"$f.traced.txt"
 	local bytes
 	bytes=$(awk -v port=":$CTLD_PORT]" 'index($0, port) && / = [0-9]+$/ { n += $NF } END { print n + 0 }' "$f.strace")
