@@ -340,39 +340,53 @@ static int load_error(void)
 	return rc == ESLURM_INVALID_JOB_ID ? 0 : (rc ? rc : SLURM_ERROR);
 }
 
+/* Load job id by its id into *k (k->name stays NULL when Slurm does not
+ * know it as ours); 0 or Slurm's error. */
+static int load_by_id(struct ids_pool *pool, uint32_t id, struct kept_job *k)
+{
+	job_info_msg_t *msg = NULL;
+
+	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS)
+		return load_error();
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *j = &msg->job_array[i];
+
+		if (j->job_id == id && ours(j, pool->prefix, pool->plen)) {
+			kept_set(k, j);
+			break;
+		}
+	}
+	slurm_free_job_info_msg(msg);
+	return 0;
+}
+
 static int run_task(struct ids_pool *pool, const struct poll_task *t)
 {
 	const struct slurm_job_ref *refs = pool->sorted + t->first;
 	struct kept_job *out = pool->out + t->first;
 	job_info_msg_t *msg = NULL;
+	int rc = 0;
 
-	if (t->n > 1) {
-		if (slurm_load_job_user(&msg, (uint32_t)t->uid, SHOW_ALL) !=
-		    SLURM_SUCCESS)
-			return load_error();
-		for (uint32_t i = 0; i < msg->record_count; i++) {
-			const slurm_job_info_t *j = &msg->job_array[i];
-			struct slurm_job_ref key = { .id = j->job_id, .uid = t->uid };
-			const struct slurm_job_ref *r =
-				bsearch(&key, refs, t->n, sizeof(*refs), by_uid_id);
+	if (t->n == 1)
+		return load_by_id(pool, refs[0].id, &out[0]);
+	if (slurm_load_job_user(&msg, (uint32_t)t->uid, SHOW_ALL) != SLURM_SUCCESS)
+		return load_error();
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		const slurm_job_info_t *j = &msg->job_array[i];
+		struct slurm_job_ref key = { .id = j->job_id, .uid = t->uid };
+		const struct slurm_job_ref *r =
+			bsearch(&key, refs, t->n, sizeof(*refs), by_uid_id);
 
-			if (r && !out[r - refs].name && ours(j, pool->prefix, pool->plen))
-				kept_set(&out[r - refs], j);
-		}
-	} else {
-		if (slurm_load_job(&msg, refs[0].id, SHOW_ALL) != SLURM_SUCCESS)
-			return load_error();
-		for (uint32_t i = 0; i < msg->record_count; i++) {
-			const slurm_job_info_t *j = &msg->job_array[i];
-
-			if (j->job_id == refs[0].id && ours(j, pool->prefix, pool->plen)) {
-				kept_set(&out[0], j);
-				break;
-			}
-		}
+		if (r && !out[r - refs].name && ours(j, pool->prefix, pool->plen))
+			kept_set(&out[r - refs], j);
 	}
 	slurm_free_job_info_msg(msg);
-	return 0;
+	/* not in the user's answer: forgotten, or not that user's after all
+	 * (then a job that runs would be taken for ended): ask by its id */
+	for (size_t i = 0; i < t->n && !rc; i++)
+		if (!out[i].name)
+			rc = load_by_id(pool, refs[i].id, &out[i]);
+	return rc;
 }
 
 static void *ids_worker(void *arg)
