@@ -255,7 +255,8 @@ expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the grow
 	'sdiag: REQUEST_JOB_INFO \( 2003\) count:[1-9]' 'sdiag: REQUEST_JOB_INFO_SINGLE \( 2021\) count:16 ' \
 	'^  fan-out rate: daemon [0-9.]+ jobs/s against slurm_submit\(\).s [0-9.]+ jobs/s' \
 	'2@grow.tsv::^(gpus|nights)[[:space:]]8[[:space:]][35]([[:space:]][0-9.]+){4}$' \
-	'!! squeue -h -u rlother -o %i | grep -q .'
+	'!! squeue -h -u rlother -o %i | grep -q .' \
+	'!bench/night-scale-plot.sh "$D/summary.txt" "$TEST_TMP/night-scale-poll.png" && test -s "$TEST_TMP/night-scale-poll.png"'
 
 result findings-bench
 expect "findings-bench.sh: fleet and regressions steps succeeded on 4 GPUs x 4 nights, ingest timed" \
