@@ -159,7 +159,7 @@ TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/
 # The benchmarks' C helpers (bench/*.c, mk/bench.mk, analyze.mk, collect.mk)
 # are built with the tests, and tests/integration/bench-smoke.t runs them
 # through their scripts, so that they do not rot.
-TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench analysis-bench \
+TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench site-bench analysis-bench \
                 ncu-parse-bench,$(B)/bench/$(p))
 
 unit-build: all $(UNIT_BINS) $(TEST_DEPS)

@@ -825,10 +825,14 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	return 0;
 }
 
+/* Slurm job loads of one poll in flight at once (slurm_poll_ids). */
+#define LAUNCH_POLL_THREADS 4
+
 static void poll_slurm(struct engine *e)
 {
 	struct poll_state ps = { .e = e };
 	struct strbuf err = STRBUF_INIT;
+	struct slurm_job_ref *ids = NULL;
 
 	ps.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
@@ -838,8 +842,23 @@ static void poll_slurm(struct engine *e)
 		goto out;
 	qsort(ps.rows, (size_t)ps.n, sizeof(*ps.rows), by_job_id);
 	ps.seen = xcalloc((size_t)ps.n, sizeof(bool));
+	ids = xcalloc((size_t)ps.n, sizeof(*ids));
 	strbuf_init(&err);
-	if (slurm_poll(ENGINE_JOB_PREFIX, on_slurm_job, &ps, &err) < 0) {
+	for (int i = 0; i < ps.n; i++) {
+		const struct step_row *s = &ps.rows[i], *prev = i ? s - 1 : NULL;
+		gid_t gid;
+
+		ids[i].id = s->job_id;
+		/* rows of one run share their user: look it up once */
+		if (prev && prev->run_id == s->run_id)
+			ids[i].uid = ids[i - 1].uid;
+		else if (engine_run_identity(e, s, &ids[i].uid, &gid, &err) < 0)
+			ids[i].uid = (uid_t)-1; /* by its id alone */
+	}
+	strbuf_reset(&err);
+	/* by id or user: the other users' jobs cost nothing (issue 27) */
+	if (slurm_poll_ids(ids, (size_t)ps.n, ENGINE_JOB_PREFIX,
+			   LAUNCH_POLL_THREADS, on_slurm_job, &ps, &err) < 0) {
 		log_error("%s", err.buf);
 		goto out;
 	}
@@ -849,6 +868,7 @@ static void poll_slurm(struct engine *e)
 			engine_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
+	free(ids);
 	free(ps.seen);
 	engine_steps_free(ps.rows, ps.n);
 }
