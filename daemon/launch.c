@@ -982,7 +982,9 @@ void launch_repair_submitting(struct engine *e)
 
 	rs.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
-		"r.id = s.run_id where s.state = 'submitting'", 0, NULL, &rs.n);
+		"r.id = s.run_id where s.state = 'submitting' and s.state_since <"
+		" now() - interval '" ENGINE_STR(ENGINE_SUBMIT_GRACE_S) " seconds'",
+		0, NULL, &rs.n);
 	if (!rs.rows || rs.n == 0)
 		goto out;
 	rs.adopted = xcalloc((size_t)rs.n, sizeof(bool));
