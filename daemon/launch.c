@@ -506,6 +506,17 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 	engine_step_failed(e, &copy, error, true);
 }
 
+/* slurmctld did not answer a submission (a restart, a failover to its
+ * backup): the job may exist or not, so the step stays 'submitting' and
+ * launch_repair_submitting() adopts it by name or submits it once slurmctld
+ * answers; no attempt is counted as failed. */
+static void left_submitting(const struct step_row *s, const char *why)
+{
+	log_warn("run=%ld step=%s attempt %d: %s; left submitting, to be looked"
+		 " for by its job name once slurmctld answers", s->run_id,
+		 s->step_id, s->attempt, why);
+}
+
 /* launch_submitting's answer when it left the Slurm request to the caller. */
 #define LAUNCH_DEFERRED UINT32_MAX
 
@@ -551,7 +562,11 @@ static uint32_t launch_submitting(struct engine *e, const struct step_row *s,
 		goto out;
 	}
 	if (!s->on_daemon) {
-		if (submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err) < 0)
+		int rc = submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err);
+
+		if (rc == -EAGAIN)
+			left_submitting(&cur, err.buf);
+		else if (rc < 0)
 			launch_failed(e, &cur, attempt, err.buf);
 		goto out;
 	}
@@ -606,6 +621,9 @@ static void submit_deferred(struct engine *e, struct step_row *rows,
 
 		if (ids[k]) {
 			jobs[row[k]] = ids[k];
+		} else if (strncmp(errs[k].buf, SLURM_ERR_UNREACHABLE,
+				   strlen(SLURM_ERR_UNREACHABLE)) == 0) {
+			left_submitting(s, errs[k].buf);
 		} else {
 			struct step_row cur = *s;
 
@@ -753,6 +771,23 @@ static bool enforce_timeout(struct engine *e, const struct step_row *s,
 	return true;
 }
 
+/* Whether job, found by s's job id, is s's attempt: a slurmctld that
+ * crashed (kill -9) before it saved its state forgets the last jobs and
+ * gives their ids to new ones; such a job is not ours, and ours counts as
+ * forgotten (its exit record tells). */
+static bool job_is_ours(const struct step_row *s, const struct slurm_job *job)
+{
+	char *name = job_name(s, s->attempt);
+	bool same = job->name && strcmp(job->name, name) == 0;
+
+	if (!same)
+		log_warn("run=%ld step=%s: Slurm job %u is now '%s', not '%s':"
+			 " slurmctld lost ours", s->run_id, s->step_id,
+			 (unsigned)job->id, job->name ? job->name : "", name);
+	free(name);
+	return same;
+}
+
 static int on_slurm_job(void *arg, const struct slurm_job *job)
 {
 	struct poll_state *ps = arg;
@@ -763,7 +798,7 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	struct strbuf trouble = STRBUF_INIT;
 
 	s = bsearch(&key, ps->rows, (size_t)ps->n, sizeof(key), by_job_id);
-	if (!s)
+	if (!s || !job_is_ours(s, job))
 		return 0;
 	ps->seen[s - ps->rows] = true;
 	if (job->phase == SLURM_PHASE_PENDING) {
