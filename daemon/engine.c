@@ -12,6 +12,7 @@
 #include "leader.h"
 #include "log.h"
 #include "partitions.h"
+#include "spool_space.h"
 #include "migrate.h"
 #include "notify.h"
 #include "utf8.h"
@@ -675,6 +676,11 @@ void engine_step_finished(struct engine *e, const struct step_row *s,
 		/* -EIO: the database went away; the next tick tries again */
 		goto out;
 	}
+	/* A full spool failed it (records or exit record unwritable): not
+	 * the step's fault; it waits for space (spool_space.h) */
+	if ((rc != 0 || ex.status != RL_OK) &&
+	    spool_space_give_back(e, s, dir, rc == 0 ? ex.error : NULL))
+		goto out;
 	/* Past its timeout, whoever ended it (our SIGTERM, Slurm's limit, the
 	 * child's alarm) and however Slurm names the end: a time-out. */
 	if (rc != 0 && s->timeout_s > 0 && s->run_s >= s->timeout_s) {

@@ -35,6 +35,7 @@
 #include "run_info.h"
 #include "slurm.h"
 #include "spool_dirs.h"
+#include "spool_space.h"
 #include "step_policy.h"
 #include "util.h"
 
@@ -503,6 +504,10 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 
 	copy.attempt = attempt;
 	strcpy(copy.state, "submitting");
+	/* the spool filled up between the check and the writes */
+	if ((strstr(error, strerror(ENOSPC)) || strstr(error, strerror(EDQUOT))) &&
+	    spool_space_give_back(e, &copy, e->cfg->spool_dir, error))
+		return;
 	engine_step_failed(e, &copy, error, true);
 }
 
@@ -647,8 +652,10 @@ void launch_steps(struct engine *e, struct step_row *rows, int n)
 	/* One statement marks them all 'submitting' (attempt + 1); one more
 	 * records the Slurm jobs.  A crash in between leaves 'submitting',
 	 * which launch_repair_submitting() resolves by job name.  The Slurm
-	 * requests are made first and submitted together. */
-	if (engine_steps_mark_submitting(e, rows, n) < 0)
+	 * requests are made first and submitted together.  Nothing starts
+	 * while the spool is full (spool_space.h). */
+	if (spool_space_hold(e, rows, n) ||
+	    engine_steps_mark_submitting(e, rows, n) < 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(rows[i].state, "submitting") != 0)
