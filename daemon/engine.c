@@ -110,8 +110,16 @@ int engine_standby(struct engine *e, volatile sig_atomic_t *stop,
 	e->lost_lock = false;
 	leader_name_session(e->db, true);
 	rc = leader_wait(&e->lead, e->cfg->database, stop);
+	/* the main session may have died unnoticed while it waited (libpq
+	 * sees that only when it next reads): a fresh one */
+	if (rc == 0 && db_reconnect(e->db) < 0) {
+		strbuf_addf(err, "cannot reconnect to PostgreSQL: %s", db_error(e->db));
+		rc = -EIO;
+	}
 	if (rc == 0)
 		rc = engine_lead(e, err);
+	if (rc == -EIO)
+		leader_release(&e->lead); /* let another one lead meanwhile */
 	return rc;
 }
 

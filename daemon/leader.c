@@ -168,7 +168,7 @@ int leader_wait(struct leader *l, const char *conninfo,
 		if (rc == 0)
 			break;
 		rc = -EINTR;
-		if (db_ok(l->db))
+		if (l->db && db_ok(l->db))
 			leader_name_session(l->db, true);
 		poll(NULL, 0, LEADER_POLL_MS);
 	}

@@ -361,9 +361,10 @@ int main(int argc, char **argv)
 			rc = engine_standby(&e, &stop_requested, &err);
 			if (rc == -EINTR)
 				break;
-			if (rc < 0) {
-				log_error("%s", err.buf);
-				break;
+			if (rc < 0) { /* the database went away as it took over */
+				log_error("%s; standing by again", err.buf);
+				poll(NULL, 0, 1000);
+				continue;
 			}
 			log_info("started (pid %ld): the active rooflined now",
 				 (long)getpid());
