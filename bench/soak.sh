@@ -119,19 +119,28 @@ log_level: info
 log: stderr
 EOF
 done
-declare -A DPID=()
+# Each daemon under a supervisor that starts it again a second after it
+# ended, as systemd's Restart= does for the packaged unit; its pid is in its
+# pid file.
+declare -A SUPER=()
 start_daemon() { # start_daemon a|b
-	"$BIN/rooflined" --foreground --config "$WORK/rooflined-$1.yaml" >>"$WORK/rooflined-$1.log" 2>&1 &
-	DPID[$1]=$!
+	(
+		while [[ ! -e $WORK/stop ]]; do
+			"$BIN/rooflined" --foreground --config "$WORK/rooflined-$1.yaml" >>"$WORK/rooflined-$1.log" 2>&1
+			sleep 1
+		done
+	) &
+	SUPER[$1]=$!
 }
+dpid() { cat "$WORK/rooflined-$1.pid" 2>/dev/null; }
 psql_q() { psql -X -q -t -A -d rooflined -c "$1" 2>/dev/null; }
 # the active daemon's name (a or b), "" when none leads
 active() {
 	local app
 	app=$(psql_q "select application_name from pg_stat_activity where pid = rooflined_daemon_pid()")
 	[[ $app =~ pid\ ([0-9]+)\  ]] || return 0
-	[[ ${BASH_REMATCH[1]} == "${DPID[a]:-x}" ]] && echo a
-	[[ ${BASH_REMATCH[1]} == "${DPID[b]:-x}" ]] && echo b
+	[[ ${BASH_REMATCH[1]} == "$(dpid a)" ]] && echo a
+	[[ ${BASH_REMATCH[1]} == "$(dpid b)" ]] && echo b
 	return 0
 }
 leader_backend() { psql_q "select coalesce(rooflined_daemon_pid(), 0)"; }
@@ -207,10 +216,8 @@ fault_daemon_kill() {
 	[[ -n $who ]] || return 1
 	old=$(leader_backend)
 	t0=$(date +%s.%N)
-	kill -KILL "${DPID[$who]}"
-	wait "${DPID[$who]}" 2>/dev/null
+	kill -KILL "$(dpid "$who")" # its supervisor starts it again, as the standby
 	TAKEOVER+=("$(wait_leader "$t0" "$old")")
-	start_daemon "$who" # back, as the standby
 }
 fault_pg_failover() {
 	local t0 old
@@ -285,7 +292,9 @@ while ((SECONDS < end)); do
 done
 # notifications still due
 sleep 3
-for d in a b; do kill -TERM "${DPID[$d]}" 2>/dev/null; wait "${DPID[$d]}" 2>/dev/null; done
+touch "$WORK/stop"
+for d in a b; do kill -TERM "$(dpid "$d")" 2>/dev/null; done
+wait "${SUPER[a]}" "${SUPER[b]}" 2>/dev/null
 
 # ---- the invariants -----------------------------------------------------------------
 VIOL=0

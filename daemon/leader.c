@@ -121,7 +121,8 @@ int leader_check(struct leader *l, const char *conninfo, struct strbuf *err)
 	if (l->db && l->backend && db_ok(l->db) &&
 	    db_drain_notifications(l->db) >= 0)
 		return 0;
-	log_error("the session holding the daemon lock broke: taking the lock again");
+	if (l->backend) /* once, not at every try while the database is away */
+		log_error("the session holding the daemon lock broke: taking the lock again");
 	return leader_take(l, conninfo, err);
 }
 
