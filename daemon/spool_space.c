@@ -46,6 +46,24 @@ bool spool_space_hold(struct engine *e, const struct step_row *rows, int n)
 	return hold;
 }
 
+bool spool_space_hold_runs(struct engine *e)
+{
+	static time_t said;
+	struct strbuf why = STRBUF_INIT;
+	bool hold;
+
+	strbuf_init(&why);
+	hold = spool_space_short(e->cfg->spool_dir, &why);
+	if (hold && time(NULL) - said >= 60) {
+		log_error("%s: queued runs wait for space before they start", why.buf);
+		said = time(NULL);
+	}
+	if (!hold)
+		said = 0;
+	strbuf_release(&why);
+	return hold;
+}
+
 bool spool_space_give_back(struct engine *e, const struct step_row *s,
 			   const char *dir, const char *error)
 {

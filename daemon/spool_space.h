@@ -3,6 +3,7 @@
  *
  * While the file system that holds the spool has less than
  * SPOOL_SPACE_MIN_FREE bytes free for an unprivileged writer, the engine
+ * starts no queued run (its directory and attached files go there) and
  * launches nothing (the steps stay 'waiting' or 'retry_wait', and the log
  * names them and the path, once a minute); an attempt that failed while
  * the spool was full is given back (its step gets one more retry, so the
@@ -30,6 +31,10 @@ bool spool_space_short(const char *dir, struct strbuf *why);
  * ready steps and dir, at most once a minute) when the spool is full and
  * nothing may be launched now. */
 bool spool_space_hold(struct engine *e, const struct step_row *rows, int n);
+
+/* Before starting queued runs: true (and a log line at most once a minute)
+ * when the spool is full and no run may start now. */
+bool spool_space_hold_runs(struct engine *e);
 
 /* An attempt of s failed (error says how) while the spool at dir was full:
  * give it back and wait for space.  True when it did so (the caller does
