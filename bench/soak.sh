@@ -180,7 +180,7 @@ submit() { # submit USER: one run, its id on stdout
 	RANDOM=$((SEED + 1))
 	for ((n = 0; n < RUNS; n++)); do
 		u=${USERS[RANDOM % ${#USERS[@]}]}
-		for try in 1 2 3 4 5; do # a submission that meets a PostgreSQL outage
+		for ((try = 0; try < 20; try++)); do # a submission that meets a PostgreSQL outage (a failover and its failback take up to half a minute)
 			id=$(submit "$u") && [[ $id =~ ^[0-9]+$ ]] && break
 			sleep 2
 		done
