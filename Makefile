@@ -43,7 +43,7 @@ DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/notify.c daemon/partitions.c daemon/run_info.c \
               daemon/site.c daemon/site_files.c daemon/site_page.c \
               daemon/site_tonight.c daemon/spool_dirs.c \
-              daemon/step_policy.c
+              daemon/step_policy.c daemon/leader.c daemon/spool_space.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.

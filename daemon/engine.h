@@ -22,6 +22,7 @@
 #define ROOFLINE_ENGINE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -29,6 +30,7 @@
 #include "config.h"
 #include "db.h"
 #include "job_host.h"
+#include "leader.h"
 #include "strbuf.h"
 
 #define ENGINE_JOB_PREFIX "rl."
@@ -36,8 +38,8 @@
 struct engine {
 	const struct config *cfg; /* borrowed; replaced on reload */
 	struct db *db;            /* owned */
-	struct db *lock_db;       /* owned: the session that holds the
-				   * one-daemon lock, nothing else */
+	struct leader lead;       /* owned: the session that holds the
+				   * one-daemon lock, nothing else (leader.h) */
 	long work_seen_id;        /* newest run id at the last full pass */
 	long work_seen_cancels;   /* its cancellations pending then */
 	time_t last_schedule_check;
@@ -63,7 +65,7 @@ struct engine {
  * the table, and the modes another role can take without one do not
  * conflict with it (sql/019_security.sql: rooflined_daemon_pid() names the
  * holder).  An advisory lock, which any role may take, was used before. */
-#define ENGINE_LOCK_TABLE "rooflined_lock"
+#define ENGINE_LOCK_TABLE LEADER_LOCK_TABLE
 /* The channel new runs and cancellations are announced on. */
 #define ENGINE_CHANNEL "rooflined"
 
@@ -98,9 +100,19 @@ struct step_row {
 
 /* Connect, take the one-daemon lock, apply migrations, make the history
  * partitions ahead and apply the retention (partitions.h), listen for new runs.
- * 0, -EEXIST (another daemon holds this database: err names it) or
- * -errno with err set. */
+ * 0, -EEXIST (another daemon holds this database: err names it; e stays
+ * connected, for engine_standby() or engine_release()) or -errno with err
+ * set (e released). */
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);
+
+/* Wait as a standby (leader.h) until the active daemon's lock session ends,
+ * then lead: the migrations, LISTEN and the rest of engine_init, after
+ * which engine_tick() picks every step up where the database says it is,
+ * as after a restart.  Also after a tick returned -EEXIST (another daemon
+ * took over while this one's lock session was broken).  0 (leading),
+ * -EINTR (*stop was set) or -EIO with err. */
+int engine_standby(struct engine *e, volatile sig_atomic_t *stop,
+		   struct strbuf *err);
 void engine_release(struct engine *e);
 
 /* Tell PostgreSQL who holds this session ("rooflined pid N on HOST"), so
@@ -255,7 +267,12 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
 /* Launch the next attempt of each ready step (state 'waiting' or
  * 'retry_wait'): Slurm jobs and daemon children.  Updates rows. */
 void launch_steps(struct engine *e, struct step_row *rows, int n);
-/* Steps left 'submitting' by a crash: adopt their job or submit again. */
+/* Steps left 'submitting' by a crash: adopt their job or submit again,
+ * once they have been so for ENGINE_SUBMIT_GRACE_S: a daemon that lost the
+ * lock (a standby took over) while it submitted has finished or given up
+ * by then (a Slurm RPC waits at most MessageTimeout, 10 s by default), so
+ * the job it may have submitted is found by its name, not submitted again. */
+#define ENGINE_SUBMIT_GRACE_S 15
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);

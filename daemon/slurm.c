@@ -35,6 +35,28 @@ static char *opt_dup(const char *s)
 	return s && *s ? xstrdup(s) : NULL;
 }
 
+/* Errors that say slurmctld did not answer (restarting, failing over to its
+ * backup), not that it refused: the job may or may not exist. */
+static bool controller_unreachable(int code)
+{
+	switch (code) {
+	case SLURM_COMMUNICATIONS_CONNECTION_ERROR:
+	case SLURM_COMMUNICATIONS_SEND_ERROR:
+	case SLURM_COMMUNICATIONS_RECEIVE_ERROR:
+	case SLURM_COMMUNICATIONS_SHUTDOWN_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_SEND_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_RECEIVE_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR:
+	case SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT:
+	case ESLURM_IN_STANDBY_MODE:
+	case ESLURM_IN_STANDBY_USE_BACKUP:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err)
 {
@@ -80,9 +102,12 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	desc.env_size = (uint32_t)env_n;
 
 	if (slurm_submit_batch_job(&desc, &resp) != SLURM_SUCCESS) {
-		strbuf_addf(err, "Slurm refused job '%s': %s", req->name,
-			    slurm_strerror(slurm_get_errno()));
-		rc = -EIO;
+		int code = slurm_get_errno();
+
+		rc = controller_unreachable(code) ? -EAGAIN : -EIO;
+		strbuf_addf(err, "%s job '%s': %s", rc == -EAGAIN ?
+			    SLURM_ERR_UNREACHABLE : "Slurm refused", req->name,
+			    slurm_strerror(code));
 	} else {
 		*job_id = resp->job_id;
 	}

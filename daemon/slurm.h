@@ -63,8 +63,15 @@ struct slurm_job {
 void slurm_setup(const char *conf_path);
 void slurm_teardown(void);
 
+/* What err begins with when slurmctld did not answer a submission
+ * (restarting, or failing over to its backup): the job may or may not
+ * exist, so the engine looks for it by name later instead of counting a
+ * failed attempt. */
+#define SLURM_ERR_UNREACHABLE "slurmctld did not answer"
+
 /* Submit a batch job, never requeued by Slurm (the engine owns retries).
- * 0 and *job_id, or -EIO with Slurm's reason in err. */
+ * 0 and *job_id, -EIO with Slurm's reason in err, or -EAGAIN when slurmctld
+ * did not answer (err begins with SLURM_ERR_UNREACHABLE). */
 int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err);
 
@@ -73,7 +80,8 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
  * flight at once (slurmctld serves RPCs concurrently; one at a time, the
  * caller would wait on each round trip in turn).  For each i: job_ids[i]
  * gets the job id, or 0 with Slurm's reason appended to errs[i] (n strbufs,
- * initialised by the caller).  Returns how many were accepted.
+ * initialised by the caller; SLURM_ERR_UNREACHABLE first when slurmctld did
+ * not answer).  Returns how many were accepted.
  */
 size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
 			 uint32_t *job_ids, struct strbuf *errs, int threads);
