@@ -44,7 +44,7 @@ DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/notify.c daemon/partitions.c \
               daemon/site.c daemon/site_files.c daemon/site_page.c \
               daemon/site_tonight.c daemon/spool_dirs.c \
-              daemon/step_policy.c
+              daemon/step_policy.c daemon/leader.c daemon/spool_space.c
 CLI_SRC    := $(wildcard cli/*.c)
 
 # Plugins: one .c each (plugins/<name>.c) or a directory with <name>.c.
@@ -161,7 +161,7 @@ TEST_DEPS  := $(foreach p,$(TEST_PLUGINS),$(B)/test-plugins/$(p).so) $(B)/tests/
 # The benchmarks' C helpers (bench/*.c, mk/bench.mk, analyze.mk, collect.mk)
 # are built with the tests, and tests/integration/bench-smoke.t runs them
 # through their scripts, so that they do not rot.
-TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench analysis-bench \
+TEST_DEPS  += $(foreach p,engine-submit engine-poll findings-bench site-bench analysis-bench \
                 ncu-parse-bench,$(B)/bench/$(p))
 
 unit-build: all $(UNIT_BINS) $(TEST_DEPS)

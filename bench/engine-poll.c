@@ -3,14 +3,22 @@
  * daemon/slurm.c's slurm_poll(), as launch.c's poll_slurm() makes it (the
  * "rl." prefix, a callback per matching job), without the database.
  *
- *   engine-poll CALLS INTERVAL_MS [PREFIX]
+ *   engine-poll CALLS INTERVAL_MS [PREFIX [IDFILE]]
+ *
+ * With IDFILE (lines "JOBID UID", as `squeue -h -o '%i %U'` writes them; a
+ * line without UID: asked for by its id alone), each call is
+ * slurm_poll_ids() over those jobs instead, as poll_slurm() makes it since
+ * issue 27 (per user: a few jobs by id, many in one per-user RPC; 4 in
+ * flight): the two ways side by side under the same cluster.
  *
  * The first call of a process loads every job (no earlier answer to compare
  * with); later calls pass the previous answer's update time, as the daemon
  * does, and slurmctld answers "no change" when its job table has not changed
  * since.  Prints one line per call:
  *   call I: wall W ms, cpu C ms, matched M, rss R kB, hwm H kB
- * CPU is this process's user + system time (getrusage), wall is monotonic;
+ * (the bytes slurmctld sends back are counted from outside: libslurm reads
+ * them with recv(), which /proc/PID/io does not count; bench/night-scale.sh
+ * runs this under strace).  CPU is this process's user + system time (getrusage), wall is monotonic;
  * rss and hwm are VmRSS and VmHWM after the call: what holding the answer
  * costs (slurm.c keeps the last one), and the peak while the next one is
  * loaded beside it.
@@ -59,6 +67,32 @@ static long status_kb(const char *key)
 	return kb;
 }
 
+/* The jobs of path, "JOBID [UID]" a line; exits on an unreadable file. */
+static struct slurm_job_ref *read_ids(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "r");
+	struct slurm_job_ref *ids = NULL;
+	char line[128];
+
+	*n = 0;
+	if (!f) {
+		fprintf(stderr, "engine-poll: cannot read '%s'\n", path);
+		exit(2);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long id, uid;
+		int got = sscanf(line, "%lu %lu", &id, &uid);
+
+		if (got < 1)
+			continue;
+		ids = xrealloc(ids, (*n + 1) * sizeof(*ids));
+		ids[*n].id = (uint32_t)id;
+		ids[(*n)++].uid = got == 2 ? (uid_t)uid : (uid_t)-1;
+	}
+	fclose(f);
+	return ids;
+}
+
 static int count_job(void *arg, const struct slurm_job *job)
 {
 	(void)job;
@@ -71,13 +105,17 @@ int main(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	const char *prefix = argc > 3 ? argv[3] : "rl.";
 	long calls, interval;
+	struct slurm_job_ref *ids = NULL;
+	size_t n_ids = 0;
 	int rc = 0;
 
-	if (argc < 3 || argc > 4 || util_parse_long(argv[1], &calls) < 0 ||
+	if (argc < 3 || argc > 5 || util_parse_long(argv[1], &calls) < 0 ||
 	    util_parse_long(argv[2], &interval) < 0 || calls < 1 || interval < 0) {
-		fprintf(stderr, "usage: engine-poll CALLS INTERVAL_MS [PREFIX]\n");
+		fprintf(stderr, "usage: engine-poll CALLS INTERVAL_MS [PREFIX [IDFILE]]\n");
 		return 2;
 	}
+	if (argc == 5)
+		ids = read_ids(argv[4], &n_ids);
 	log_init("engine-poll", RL_LOG_INFO, false);
 	slurm_setup(NULL);
 	strbuf_init(&err);
@@ -85,8 +123,11 @@ int main(int argc, char **argv)
 	for (long i = 1; i <= calls && rc == 0; i++) {
 		double t0 = now_ms(), c0 = cpu_ms();
 		long matched = 0;
+		int prc = ids ? slurm_poll_ids(ids, n_ids, prefix, 4, count_job,
+					       &matched, &err)
+			      : slurm_poll(prefix, count_job, &matched, &err);
 
-		if (slurm_poll(prefix, count_job, &matched, &err) < 0) {
+		if (prc < 0) {
 			fprintf(stderr, "engine-poll: %s\n", err.buf);
 			rc = 1;
 			break;
@@ -100,6 +141,7 @@ int main(int argc, char **argv)
 			poll(NULL, 0, (int)interval);
 	}
 	strbuf_release(&err);
+	free(ids);
 	slurm_teardown();
 	return rc;
 }

@@ -13,6 +13,8 @@
  * a `nodes: each` instance), and asks for GRES when given.  Prints one line:
  *   submitted N jobs in W s (R jobs/s), client CPU C s, first job F, last L
  * Exit status 0 when all N were accepted, 1 otherwise.
+ * ENGINE_SUBMIT_SLEEP=S makes each job `sleep S` instead (the running jobs
+ * of other users in bench/night-scale.sh's background).
  */
 #include <pwd.h>
 #include <stdio.h>
@@ -52,7 +54,8 @@ int main(int argc, char **argv)
 	long n_nodes = 0;
 	struct passwd *pw;
 	double t0, c0, wall, cpu;
-	long n, ok = 0;
+	long n, ok = 0, sleep_s = 0;
+	char *script;
 
 	if (argc < 5 || argc > 7 || !(pw = getpwnam(argv[1])) ||
 	    util_parse_long(argv[3], &n) < 0 || n < 1) {
@@ -66,6 +69,13 @@ int main(int argc, char **argv)
 		     t && n_nodes < 256; t = strtok_r(NULL, ",", &save))
 			nodes[n_nodes++] = t;
 	}
+	if (getenv("ENGINE_SUBMIT_SLEEP") &&
+	    util_parse_long(getenv("ENGINE_SUBMIT_SLEEP"), &sleep_s) < 0) {
+		fprintf(stderr, "engine-submit: ENGINE_SUBMIT_SLEEP is not a number\n");
+		return 2;
+	}
+	script = sleep_s > 0 ? xasprintf("#!/bin/sh\nsleep %ld\n", sleep_s)
+			     : xstrdup("#!/bin/sh\ntrue\n");
 	log_init("engine-submit", RL_LOG_INFO, false);
 	slurm_setup(NULL);
 	strbuf_init(&err);
@@ -74,9 +84,9 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		char *name = xasprintf("%s.%ld", argv[4], i);
 		struct slurm_job_request req = {
-			.name = name, .script = "#!/bin/sh\ntrue\n",
+			.name = name, .script = script,
 			.work_dir = "/tmp", .std_out = "/dev/null",
-			.partition = argv[2], .nodes = 1, .time_limit_s = 300,
+			.partition = argv[2], .nodes = 1, .time_limit_s = 300 + sleep_s,
 			.uid = pw->pw_uid, .gid = pw->pw_gid, .env = env,
 			.nodelist = n_nodes ? nodes[i % n_nodes] : NULL,
 			.gres = argc == 7 ? argv[6] : NULL,
@@ -100,6 +110,7 @@ int main(int argc, char **argv)
 	       first, last);
 	strbuf_release(&err);
 	free(list);
+	free(script);
 	slurm_teardown();
 	return ok == n ? 0 : 1;
 }

@@ -14,7 +14,8 @@
 #               gets COMMIT's migrations first, then this tree's
 #   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes;
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
-#   plugin's default is 14)
+#   plugin's default is 14); SITE=1 also times the facility site's rebuild
+#   (bench/site-bench.c: daemon/site.c's site_rebuild on this database)
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 1, NODES=2 NIGHTS=3
 # KERNELS=3 KRUNS=3 WINDOW=3, -o $BENCH_SMOKE_DIR (else a new temporary
 # directory).  BENCH_VARIANT names another build than release.
@@ -61,10 +62,10 @@ trap bench_cluster_release EXIT
 PLUGINS=(fleet.so regressions.so ert.so hierarchical.so)
 B=build/$BENCH_VARIANT
 make -s -j2 VARIANT="$BENCH_VARIANT" $B/bin/{rooflined,roofline,roofline-job} \
-	"${PLUGINS[@]/#/$B/plugins/}" $B/bench/findings-bench
+	"${PLUGINS[@]/#/$B/plugins/}" $B/bench/findings-bench $B/bench/site-bench
 rm -rf "$SNAP" "$WORK/work"
 mkdir -p "$WORK"
-bench_snapshot "${PLUGINS[@]}" -- findings-bench
+bench_snapshot "${PLUGINS[@]}" -- findings-bench site-bench
 W=$WORK/work
 mkdir -p "$W"
 
@@ -298,6 +299,16 @@ fi
 say "## after: this tree ($(git rev-parse --short HEAD))"
 steps_all after "$SNAP_PLUGINS"
 explain_all after
+# SITE=1: the facility site rebuilt as the daemon does after a run ends
+# (bench/site-bench.c: daemon/site.c on this database), REPEATS times
+if [[ ${SITE:-0} == 1 ]]; then
+	"$SNAP_BENCH/site-bench" "$W/site" "$repeats" "$BUSER" >"$out/site.txt" 2>>"$out/site.err" ||
+		say "  site: FAILED ($(tail -1 "$out/site.err"))"
+	say "$(printf '  site rebuilt: wall %s ms (cpu %s), %s' \
+		"$(sed -n 's/.* wall \([0-9.]*\) ms.*/\1/p' "$out/site.txt" | median)" \
+		"$(sed -n 's/.* cpu \([0-9.]*\) ms.*/\1/p' "$out/site.txt" | median)" \
+		"$(tail -1 "$out/site.txt" | sed 's/^repeat [0-9]*: .* ms, //')")"
+fi
 if [[ -n $before ]]; then
 	differ() { # differ TABLE QUERY: rows of either not in the other
 		q -c "select (select count(*) from (select * from $1 except all $2) x) +

@@ -33,13 +33,13 @@ select 'fleet-bench', 'rooflined', true, '', 'schedule',
 from generate_series(0, :nights) n order by n;
 
 insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
-select r.id, 'ert', 'rl-b' || lpad(k::text, 3, '0'), 'ert', false, 'succeeded', 1
+select r.id, 'ert', 'rl-b' || lpad(k::text, greatest(3, length(k::text)), '0'), 'ert', false, 'succeeded', 1
 from runs r, generate_series(1, :nodes) k
 where r.pipeline_name = 'fleet-bench';
 
 create temp table gpu as
-select k, g, 'rl-b' || lpad(k::text, 3, '0') as node,
-       'GPU-bench-' || lpad(k::text, 3, '0') || '-' || g as uuid
+select k, g, 'rl-b' || lpad(k::text, greatest(3, length(k::text)), '0') as node,
+       'GPU-bench-' || lpad(k::text, greatest(3, length(k::text)), '0') || '-' || g as uuid
 from generate_series(1, :nodes) k, generate_series(0, 1) g;
 
 create temp table gpu_offset as

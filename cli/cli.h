@@ -17,6 +17,9 @@ int cmd_validate(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+/* `roofline status` without a run: the active rooflined and its standbys
+ * (cmd_daemons.c).  0 when one is active, 1 when none is. */
+int cli_status_daemons(void);
 int cmd_cancel(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_history(int argc, char **argv);

@@ -220,13 +220,19 @@ static int status_json(struct db *db, const char *run)
 int cmd_status(int argc, char **argv)
 {
 	static const char help[] =
-		"usage: roofline status [--json] RUN\n\nShows each step of RUN: "
+		"usage: roofline status [--json] RUN\n       roofline status\n\n"
+		"Shows each step of RUN: "
 		"state, attempt, Slurm job id, node, start, end, and the error of a\n"
 		"failed step or what Slurm says of one that waits or runs\n"
 		"(\"Slurm: ReqNodeNotAvail, ...\").  --json: one JSON document "
-		"(docs/json.md).\n";
+		"(docs/json.md).\nWithout RUN: the active rooflined and its standbys"
+		" (exit 1 when none is active).\n";
 	bool json = take_json(&argc, argv);
-	long id = one_run_arg(argc, argv, "status", help);
+	long id;
+
+	if (argc == 1 && !json)
+		return cli_status_daemons();
+	id = one_run_arg(argc, argv, "status", help);
 	char run[32];
 	const char *params[] = { run };
 	struct db_result *r;

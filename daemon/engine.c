@@ -8,111 +8,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "partitions.h"
+#include "leader.h"
 #include "log.h"
+#include "partitions.h"
+#include "spool_space.h"
 #include "migrate.h"
 #include "notify.h"
 #include "util.h"
 
-/* Say who holds the session ("rooflined pid N on HOST"), so that a second
- * daemon can name us. */
-static void name_session(struct db *db)
-{
-	char name[128], host[64] = "?";
-	const char *params[] = { name };
-
-	gethostname(host, sizeof(host) - 1);
-	snprintf(name, sizeof(name), "rooflined pid %ld on %s", (long)getpid(),
-		 host);
-	db_exec(db, "select set_config('application_name', $1, false)", 1,
-		params);
-}
-
 void engine_name_session(struct engine *e)
 {
-	name_session(e->db);
-	if (e->lock_db)
-		name_session(e->lock_db);
-}
-
-/* Who holds the lock, for the message: "NAME, PostgreSQL backend PID". */
-static void describe_holder(struct db *db, struct strbuf *err)
-{
-	struct db_result *r = db_query(db,
-		"select a.application_name, a.pid, a.usename from pg_locks l join"
-		" pg_stat_activity a using (pid) where l.locktype = 'relation' and"
-		" l.granted and l.relation = to_regclass('public." ENGINE_LOCK_TABLE
-		"') and l.mode = 'ShareUpdateExclusiveLock'", 0, NULL);
-
-	strbuf_addf(err, "another rooflined already runs on this database"
-		    " (%s, PostgreSQL backend %s, role %s): one daemon per database",
-		    r && db_rows(r) ? db_value(r, 0, 0) : "unknown",
-		    r && db_rows(r) ? db_value(r, 0, 1) : "?",
-		    r && db_rows(r) ? db_value(r, 0, 2) : "?");
-	db_result_free(r);
-}
-
-/*
- * Take the one-daemon lock (engine.h) in a session of its own, made here
- * (again after that session broke).  0, -EEXIST (held by another session:
- * err says by whom) or -EIO.
- */
-static int take_daemon_lock(struct engine *e, struct strbuf *err)
-{
-	long rc;
-
-	if (e->lock_db && !db_ok(e->lock_db)) {
-		db_close(e->lock_db);
-		e->lock_db = NULL;
-	}
-	if (!e->lock_db) {
-		e->lock_db = db_connect(e->cfg->database, err);
-		if (!e->lock_db)
-			return -EIO;
-	}
-	name_session(e->lock_db);
-	/* The transaction stays open for the daemon's life: no limit of the
-	 * database's or the role's may end it.  The table is made by the
-	 * first daemon (before the migrations, which this lock serialises);
-	 * its owner alone has privileges on it. */
-	if (db_exec_script(e->lock_db,
-			   "set idle_in_transaction_session_timeout = 0;"
-			   " set statement_timeout = 0; set lock_timeout = 0;"
-			   " create table if not exists public." ENGINE_LOCK_TABLE " ();"
-			   " revoke all on public." ENGINE_LOCK_TABLE " from public") < 0) {
-		strbuf_addf(err, "cannot make the daemon lock's table: %s",
-			    db_error(e->lock_db));
-		/* two daemons making it at once: the loser tries again */
-		return -EEXIST;
-	}
-	db_rollback(e->lock_db);
-	if (db_begin(e->lock_db) < 0) {
-		strbuf_addf(err, "cannot take the daemon lock: %s",
-			    db_error(e->lock_db));
-		return -EIO;
-	}
-	rc = db_exec(e->lock_db, "lock table public." ENGINE_LOCK_TABLE
-		     " in share update exclusive mode nowait", 0, NULL);
-	if (rc >= 0)
-		return 0;
-	db_rollback(e->lock_db);
-	if (rc == -EBUSY) {
-		describe_holder(e->lock_db, err);
-		return -EEXIST;
-	}
-	strbuf_addf(err, "cannot take the daemon lock: %s", db_error(e->lock_db));
-	return -EIO;
-}
-
-/* Whether the lock's session still stands; when it broke, take the lock
- * again (-EEXIST: another daemon has it now). */
-static int check_daemon_lock(struct engine *e, struct strbuf *err)
-{
-	if (e->lock_db && db_ok(e->lock_db) &&
-	    db_drain_notifications(e->lock_db) >= 0)
-		return 0;
-	log_error("the session holding the daemon lock broke: taking the lock again");
-	return take_daemon_lock(e, err);
+	leader_name_session(e->db, !e->lead.backend);
+	if (e->lead.db)
+		leader_name_session(e->lead.db, !e->lead.backend);
 }
 
 /* LISTEN for new runs and cancellations.  0 or -EIO with err. */
@@ -133,13 +41,38 @@ static int setup_session(struct engine *e, struct strbuf *err)
 #define LOCK_TRIES 20
 #define LOCK_RETRY_MS 250
 
+/* What the active daemon does once the lock is its own: migrations, the
+ * history partitions, LISTEN, and the notifications a predecessor left.
+ * 0 or -EIO with err. */
+static int engine_lead(struct engine *e, struct strbuf *err)
+{
+	int rc = 0;
+
+	if (!db_ok(e->db) && db_reconnect(e->db) < 0) {
+		strbuf_addf(err, "cannot reconnect to PostgreSQL: %s", db_error(e->db));
+		return -EIO;
+	}
+	leader_name_session(e->db, false);
+	if (migrate_apply(e->db, err) < 0)
+		rc = -EIO;
+	/* Not fatal: the migration made partitions ahead, and a failed pass is
+	 * logged and tried again within the hour. */
+	if (rc == 0)
+		partitions_tick(e->db, e->cfg, &e->partitions_due);
+	if (rc == 0)
+		rc = listen_for_runs(e, err);
+	if (rc == 0)
+		notify_recover(e);
+	e->fan_in_dirty = true; /* a predecessor may have left one to resolve */
+	return rc;
+}
+
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 {
 	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
-	e->fan_in_dirty = true; /* a predecessor may have left one to resolve */
 	e->db = db_connect(cfg->database, err);
 	if (!e->db)
 		return -ECONNREFUSED;
@@ -150,26 +83,41 @@ int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err)
 		engine_release(e);
 		return -EIO;
 	}
-	name_session(e->db);
+	leader_name_session(e->db, true);
 	/* A predecessor killed a moment ago may still hold the lock until its
 	 * backend notices: a few seconds' grace before refusing. */
-	for (int i = 0; (rc = take_daemon_lock(e, err)) == -EEXIST &&
+	for (int i = 0; (rc = leader_take(&e->lead, cfg->database, err)) == -EEXIST &&
 			i < LOCK_TRIES; i++) {
 		strbuf_reset(err);
 		poll(NULL, 0, LOCK_RETRY_MS);
 	}
-	if (rc == 0 && migrate_apply(e->db, err) < 0)
-		rc = -EIO;
-	/* Not fatal: the migration made partitions ahead, and a failed pass is
-	 * logged and tried again within the hour. */
+	if (rc == -EEXIST)
+		return rc; /* connected: engine_standby() or engine_release() */
 	if (rc == 0)
-		partitions_tick(e->db, cfg, &e->partitions_due);
-	if (rc == 0)
-		rc = listen_for_runs(e, err);
-	if (rc == 0)
-		notify_recover(e);
+		rc = engine_lead(e, err);
 	if (rc < 0)
 		engine_release(e);
+	return rc;
+}
+
+int engine_standby(struct engine *e, volatile sig_atomic_t *stop,
+		   struct strbuf *err)
+{
+	int rc;
+
+	e->lost_lock = false;
+	leader_name_session(e->db, true);
+	rc = leader_wait(&e->lead, e->cfg->database, stop);
+	/* the main session may have died unnoticed while it waited (libpq
+	 * sees that only when it next reads): a fresh one */
+	if (rc == 0 && db_reconnect(e->db) < 0) {
+		strbuf_addf(err, "cannot reconnect to PostgreSQL: %s", db_error(e->db));
+		rc = -EIO;
+	}
+	if (rc == 0)
+		rc = engine_lead(e, err);
+	if (rc == -EIO)
+		leader_release(&e->lead); /* let another one lead meanwhile */
 	return rc;
 }
 
@@ -182,8 +130,7 @@ void engine_release(struct engine *e)
 {
 	db_close(e->db);
 	e->db = NULL;
-	db_close(e->lock_db); /* ends the transaction: the lock is free */
-	e->lock_db = NULL;
+	leader_release(&e->lead); /* the lock is free for a standby */
 }
 
 /* The newest run and the pending cancellations (runs_active_idx): what a
@@ -224,9 +171,9 @@ static bool engine_connected(struct engine *e)
 	int rc;
 
 	strbuf_init(&err);
-	rc = check_daemon_lock(e, &err);
+	rc = leader_check(&e->lead, e->cfg->database, &err);
 	if (rc == -EEXIST) {
-		log_error("%s; stopping", err.buf);
+		log_error("%s; this one stops leading", err.buf);
 		e->lost_lock = true;
 	}
 	strbuf_release(&err);
@@ -236,7 +183,7 @@ static bool engine_connected(struct engine *e)
 		return true;
 	if (db_reconnect(e->db) == 0) {
 		strbuf_init(&err);
-		name_session(e->db);
+		leader_name_session(e->db, false);
 		rc = setup_session(e, &err);
 		if (rc == 0)
 			log_info("reconnected to PostgreSQL");

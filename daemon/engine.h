@@ -25,18 +25,22 @@
  *                  transitions, the identity a run runs as (engine_state.h)
  *
  * partitions.c (partitions and retention of the history tables) and
- * notify.c are called by the tick.
+ * notify.c are called by the tick; spool_space.c (a full spool) by ingest.c
+ * and launch.c, over engine_state.c; leader.c (the one-daemon lock session)
+ * is the shared struct's member.
  */
 #ifndef ROOFLINE_ENGINE_H
 #define ROOFLINE_ENGINE_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "engine_state.h"
 #include "job_host.h"
+#include "leader.h"
 #include "strbuf.h"
 
 #define ENGINE_JOB_PREFIX "rl."
@@ -53,7 +57,7 @@
  * the table, and the modes another role can take without one do not
  * conflict with it (sql/019_security.sql: rooflined_daemon_pid() names the
  * holder).  An advisory lock, which any role may take, was used before. */
-#define ENGINE_LOCK_TABLE "rooflined_lock"
+#define ENGINE_LOCK_TABLE LEADER_LOCK_TABLE
 /* The channel new runs and cancellations are announced on. */
 #define ENGINE_CHANNEL "rooflined"
 
@@ -61,9 +65,19 @@
 
 /* Connect, take the one-daemon lock, apply migrations, make the history
  * partitions ahead and apply the retention (partitions.h), listen for new runs.
- * 0, -EEXIST (another daemon holds this database: err names it) or
- * -errno with err set. */
+ * 0, -EEXIST (another daemon holds this database: err names it; e stays
+ * connected, for engine_standby() or engine_release()) or -errno with err
+ * set (e released). */
 int engine_init(struct engine *e, const struct config *cfg, struct strbuf *err);
+
+/* Wait as a standby (leader.h) until the active daemon's lock session ends,
+ * then lead: the migrations, LISTEN and the rest of engine_init, after
+ * which engine_tick() picks every step up where the database says it is,
+ * as after a restart.  Also after a tick returned -EEXIST (another daemon
+ * took over while this one's lock session was broken).  0 (leading),
+ * -EINTR (*stop was set) or -EIO with err. */
+int engine_standby(struct engine *e, volatile sig_atomic_t *stop,
+		   struct strbuf *err);
 void engine_release(struct engine *e);
 
 /* Tell PostgreSQL who holds this session ("rooflined pid N on HOST"), so
@@ -125,7 +139,12 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
 /* Launch the next attempt of each ready step (state 'waiting' or
  * 'retry_wait'): Slurm jobs and daemon children.  Updates rows. */
 void launch_steps(struct engine *e, struct step_row *rows, int n);
-/* Steps left 'submitting' by a crash: adopt their job or submit again. */
+/* Steps left 'submitting' by a crash: adopt their job or submit again,
+ * once they have been so for ENGINE_SUBMIT_GRACE_S: a daemon that lost the
+ * lock (a standby took over) while it submitted has finished or given up
+ * by then (a Slurm RPC waits at most MessageTimeout, 10 s by default), so
+ * the job it may have submitted is found by its name, not submitted again. */
+#define ENGINE_SUBMIT_GRACE_S 15
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);

@@ -195,21 +195,30 @@ int engine_steps_mark_submitting(struct engine *e, struct step_row *rows,
 {
 	struct strbuf ids = STRBUF_INIT;
 	struct db_result *r;
-	const char *params[1];
+	const char *params[2];
+	char backend[32];
 
 	strbuf_init(&ids);
 	id_array(&ids, rows, NULL, n);
 	params[0] = ids.buf;
+	snprintf(backend, sizeof(backend), "%ld", e->lead.backend);
+	params[1] = backend;
+	/* The fence: rows are marked only while our lock session holds the
+	 * lock (a daemon whose session was cut off marks nothing; the standby
+	 * that took over repairs what was marked before, ENGINE_SUBMIT_GRACE_S) */
 	r = db_query(e->db,
 		"with u as (update steps set state = 'submitting',"
 		" attempt = attempt + 1, next_try_at = null, state_since = now(),"
 		" slurm_reason = null, exec_node = null"
 		" where id = any($1::bigint[]) and state in ('waiting', 'retry_wait')"
+		" and exists (select 1 from pg_locks l where l.pid = $2::int and"
+		" l.granted and l.locktype = 'relation' and l.relation ="
+		" to_regclass('public." LEADER_LOCK_TABLE "'))"
 		" returning id, attempt, on_daemon)"
 		" insert into step_events (step, state, attempt, detail)"
 		" select id, 'submitting', attempt, case when on_daemon then"
 		" 'starting daemon child' else 'submitting' end from u"
-		" returning step, attempt", 1, params);
+		" returning step, attempt", 2, params);
 	strbuf_release(&ids);
 	if (!r) {
 		log_error("cannot mark steps submitting: %s", db_error(e->db));

@@ -20,13 +20,14 @@
 
 #include "config.h"
 #include "db.h"
+#include "leader.h"
 #include "strbuf.h"
 
 struct engine {
 	const struct config *cfg; /* borrowed; replaced on reload */
 	struct db *db;            /* owned */
-	struct db *lock_db;       /* owned: the session that holds the
-				   * one-daemon lock, nothing else */
+	struct leader lead;       /* owned: the session that holds the
+				   * one-daemon lock, nothing else (leader.h) */
 	long work_seen_id;        /* newest run id at the last full pass */
 	long work_seen_cancels;   /* its cancellations pending then */
 	time_t last_schedule_check;

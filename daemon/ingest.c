@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "log.h"
 #include "records.h"
+#include "spool_space.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -391,6 +392,11 @@ void ingest_step_finished(struct engine *e, const struct step_row *s,
 		/* -EIO: the database went away; the next tick tries again */
 		goto out;
 	}
+	/* A full spool failed it (records or exit record unwritable): not
+	 * the step's fault; it waits for space (spool_space.h) */
+	if ((rc != 0 || ex.status != RL_OK) &&
+	    spool_space_give_back(e, s, dir, rc == 0 ? ex.error : NULL))
+		goto out;
 	/* Past its timeout, whoever ended it (our SIGTERM, Slurm's limit, the
 	 * child's alarm) and however Slurm names the end: a time-out. */
 	if (rc != 0 && s->timeout_s > 0 && s->run_s >= s->timeout_s) {

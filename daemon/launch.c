@@ -33,6 +33,7 @@
 #include "records.h"
 #include "slurm.h"
 #include "spool_dirs.h"
+#include "spool_space.h"
 #include "step_inputs.h"
 #include "step_policy.h"
 #include "util.h"
@@ -528,7 +529,22 @@ static void launch_failed(struct engine *e, const struct step_row *s,
 
 	copy.attempt = attempt;
 	strcpy(copy.state, "submitting");
+	/* the spool filled up between the check and the writes */
+	if ((strstr(error, strerror(ENOSPC)) || strstr(error, strerror(EDQUOT))) &&
+	    spool_space_give_back(e, &copy, e->cfg->spool_dir, error))
+		return;
 	engine_step_failed(e, &copy, error, true);
+}
+
+/* slurmctld did not answer a submission (a restart, a failover to its
+ * backup): the job may exist or not, so the step stays 'submitting' and
+ * launch_repair_submitting() adopts it by name or submits it once slurmctld
+ * answers; no attempt is counted as failed. */
+static void left_submitting(const struct step_row *s, const char *why)
+{
+	log_warn("run=%ld step=%s attempt %d: %s; left submitting, to be looked"
+		 " for by its job name once slurmctld answers", s->run_id,
+		 s->step_id, s->attempt, why);
 }
 
 /* launch_submitting's answer when it left the Slurm request to the caller. */
@@ -576,7 +592,11 @@ static uint32_t launch_submitting(struct engine *e, const struct step_row *s,
 		goto out;
 	}
 	if (!s->on_daemon) {
-		if (submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err) < 0)
+		int rc = submit_slurm(e, &cur, attempt, dir, uid, gid, &job_id, &err);
+
+		if (rc == -EAGAIN)
+			left_submitting(&cur, err.buf);
+		else if (rc < 0)
 			launch_failed(e, &cur, attempt, err.buf);
 		goto out;
 	}
@@ -631,6 +651,9 @@ static void submit_deferred(struct engine *e, struct step_row *rows,
 
 		if (ids[k]) {
 			jobs[row[k]] = ids[k];
+		} else if (strncmp(errs[k].buf, SLURM_ERR_UNREACHABLE,
+				   strlen(SLURM_ERR_UNREACHABLE)) == 0) {
+			left_submitting(s, errs[k].buf);
 		} else {
 			struct step_row cur = *s;
 
@@ -654,8 +677,10 @@ void launch_steps(struct engine *e, struct step_row *rows, int n)
 	/* One statement marks them all 'submitting' (attempt + 1); one more
 	 * records the Slurm jobs.  A crash in between leaves 'submitting',
 	 * which launch_repair_submitting() resolves by job name.  The Slurm
-	 * requests are made first and submitted together. */
-	if (engine_steps_mark_submitting(e, rows, n) < 0)
+	 * requests are made first and submitted together.  Nothing starts
+	 * while the spool is full (spool_space.h). */
+	if (spool_space_hold(e, rows, n) ||
+	    engine_steps_mark_submitting(e, rows, n) < 0)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(rows[i].state, "submitting") != 0)
@@ -778,6 +803,23 @@ static bool enforce_timeout(struct engine *e, const struct step_row *s,
 	return true;
 }
 
+/* Whether job, found by s's job id, is s's attempt: a slurmctld that
+ * crashed (kill -9) before it saved its state forgets the last jobs and
+ * gives their ids to new ones; such a job is not ours, and ours counts as
+ * forgotten (its exit record tells). */
+static bool job_is_ours(const struct step_row *s, const struct slurm_job *job)
+{
+	char *name = job_name(s, s->attempt);
+	bool same = job->name && strcmp(job->name, name) == 0;
+
+	if (!same)
+		log_warn("run=%ld step=%s: Slurm job %u is now '%s', not '%s':"
+			 " slurmctld lost ours", s->run_id, s->step_id,
+			 (unsigned)job->id, job->name ? job->name : "", name);
+	free(name);
+	return same;
+}
+
 static int on_slurm_job(void *arg, const struct slurm_job *job)
 {
 	struct poll_state *ps = arg;
@@ -788,7 +830,7 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	struct strbuf trouble = STRBUF_INIT;
 
 	s = bsearch(&key, ps->rows, (size_t)ps->n, sizeof(key), by_job_id);
-	if (!s)
+	if (!s || !job_is_ours(s, job))
 		return 0;
 	ps->seen[s - ps->rows] = true;
 	if (job->phase == SLURM_PHASE_PENDING) {
@@ -820,10 +862,14 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	return 0;
 }
 
+/* Slurm job loads of one poll in flight at once (slurm_poll_ids). */
+#define LAUNCH_POLL_THREADS 4
+
 static void poll_slurm(struct engine *e)
 {
 	struct poll_state ps = { .e = e };
 	struct strbuf err = STRBUF_INIT;
+	struct slurm_job_ref *ids = NULL;
 
 	ps.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
@@ -833,8 +879,23 @@ static void poll_slurm(struct engine *e)
 		goto out;
 	qsort(ps.rows, (size_t)ps.n, sizeof(*ps.rows), by_job_id);
 	ps.seen = xcalloc((size_t)ps.n, sizeof(bool));
+	ids = xcalloc((size_t)ps.n, sizeof(*ids));
 	strbuf_init(&err);
-	if (slurm_poll(ENGINE_JOB_PREFIX, on_slurm_job, &ps, &err) < 0) {
+	for (int i = 0; i < ps.n; i++) {
+		const struct step_row *s = &ps.rows[i], *prev = i ? s - 1 : NULL;
+		gid_t gid;
+
+		ids[i].id = s->job_id;
+		/* rows of one run share their user: look it up once */
+		if (prev && prev->run_id == s->run_id)
+			ids[i].uid = ids[i - 1].uid;
+		else if (engine_run_identity(e, s, &ids[i].uid, &gid, &err) < 0)
+			ids[i].uid = (uid_t)-1; /* by its id alone */
+	}
+	strbuf_reset(&err);
+	/* by id or user: the other users' jobs cost nothing (issue 27) */
+	if (slurm_poll_ids(ids, (size_t)ps.n, ENGINE_JOB_PREFIX,
+			   LAUNCH_POLL_THREADS, on_slurm_job, &ps, &err) < 0) {
 		log_error("%s", err.buf);
 		goto out;
 	}
@@ -844,6 +905,7 @@ static void poll_slurm(struct engine *e)
 			ingest_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
+	free(ids);
 	free(ps.seen);
 	engine_steps_free(ps.rows, ps.n);
 }
@@ -1007,7 +1069,9 @@ void launch_repair_submitting(struct engine *e)
 
 	rs.rows = engine_steps_query(e,
 		"select " ENGINE_STEP_COLUMNS " from steps s join runs r on "
-		"r.id = s.run_id where s.state = 'submitting'", 0, NULL, &rs.n);
+		"r.id = s.run_id where s.state = 'submitting' and s.state_since <"
+		" now() - interval '" ENGINE_STR(ENGINE_SUBMIT_GRACE_S) " seconds'",
+		0, NULL, &rs.n);
 	if (!rs.rows || rs.n == 0)
 		goto out;
 	rs.adopted = xcalloc((size_t)rs.n, sizeof(bool));

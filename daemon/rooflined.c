@@ -56,7 +56,7 @@ static void on_child(int sig)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: rooflined [-c FILE] [-f] [-v] [--check-config]\n"
+		"usage: rooflined [-c FILE] [-f] [-v] [--no-standby] [--check-config]\n"
 		"\n"
 		"Runs roofline pipelines as Slurm jobs and records every result in\n"
 		"PostgreSQL.\n"
@@ -66,12 +66,16 @@ static void usage(FILE *out)
 		"  -f, --foreground    stay in the foreground, log to stderr unless the\n"
 		"                      configuration says syslog\n"
 		"  -v, --verbose       log level debug\n"
+		"      --no-standby    exit 1 when another rooflined holds the database,\n"
+		"                      instead of waiting as its standby to take over\n"
 		"      --check-config  load the configuration and exit 0 if it is valid\n"
 		"  -h, --help          this text\n"
 		"      --version       print the version and exit\n"
 		"\n"
 		"Signals: SIGHUP reloads the configuration and facility pipelines;\n"
 		"SIGTERM stops, leaving running jobs to the next start.\n"
+		"A second rooflined on the same database is a standby: it waits, and\n"
+		"takes over when the active one's database session ends.\n"
 		"Exit status: 0 stopped cleanly, 1 failed to start, 2 usage.\n"
 		"See rooflined(8) and rooflined.yaml(5).\n", ROOFLINE_CONFIG_FILE);
 }
@@ -242,7 +246,7 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
 }
 
 /* Tick until SIGTERM; 0, or -EEXIST when another daemon took over the
- * database while ours was disconnected. */
+ * database while ours was disconnected (this one goes back to standby). */
 static int run_loop(struct engine *e, struct config *cfg, const char *path)
 {
 	bool children_only = false;
@@ -277,12 +281,14 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "no-standby", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *path = NULL;
-	bool foreground = false, verbose = false, check = false;
+	bool foreground = false, verbose = false, check = false, standby = true;
+	bool waiting;
 	struct strbuf err = STRBUF_INIT;
 	struct config cfg;
 	struct engine e;
@@ -294,6 +300,7 @@ int main(int argc, char **argv)
 		case 'f': foreground = true; break;
 		case 'v': verbose = true; break;
 		case 'C': check = true; break;
+		case 'S': standby = false; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("rooflined %s\n", ROOFLINE_VERSION); return 0;
 		default: usage(stderr); return 2;
@@ -319,12 +326,17 @@ int main(int argc, char **argv)
 	umask(077); /* run files are their owner's alone (and root's) */
 	slurm_setup(cfg.slurm_conf[0] ? cfg.slurm_conf : NULL);
 	strbuf_init(&err);
-	/* Before going to the background: a second daemon on this database,
-	 * or none at all, is said on the terminal with a non-zero exit. */
-	if (engine_init(&e, &cfg, &err) < 0) {
+	/* Before going to the background: a second daemon on this database
+	 * (with --no-standby), or none at all, is said on the terminal with a
+	 * non-zero exit. */
+	rc = engine_init(&e, &cfg, &err);
+	waiting = rc == -EEXIST && standby;
+	if (rc < 0 && !waiting) {
 		fprintf(stderr, "rooflined: %s\n", err.buf);
 		log_init("rooflined", cfg.log_level, cfg.log_syslog || !foreground);
 		log_error("%s", err.buf);
+		if (rc == -EEXIST)
+			engine_release(&e);
 		strbuf_release(&err);
 		return 1;
 	}
@@ -339,12 +351,31 @@ int main(int argc, char **argv)
 	if (pidfd < 0)
 		return 1;
 	install_signals();
-	log_info("started (pid %ld, spool %s, plugins %s)", (long)getpid(),
-		 cfg.spool_dir, cfg.plugin_dir);
+	log_info("%s (pid %ld, spool %s, plugins %s)", waiting ? "standing by" :
+		 "started", (long)getpid(), cfg.spool_dir, cfg.plugin_dir);
 	if (spool_prepare(cfg.spool_dir) < 0)
 		return 1;
-	schedule_load_pipelines(&e);
-	rc = run_loop(&e, &cfg, path);
+	for (;;) {
+		if (waiting) {
+			strbuf_reset(&err);
+			rc = engine_standby(&e, &stop_requested, &err);
+			if (rc == -EINTR)
+				break;
+			if (rc < 0) { /* the database went away as it took over */
+				log_error("%s; standing by again", err.buf);
+				poll(NULL, 0, 1000);
+				continue;
+			}
+			log_info("started (pid %ld): the active rooflined now",
+				 (long)getpid());
+		}
+		schedule_load_pipelines(&e);
+		rc = run_loop(&e, &cfg, path);
+		if (rc != -EEXIST || !standby)
+			break;
+		log_info("another rooflined leads this database now: going back to standby");
+		waiting = true;
+	}
 	log_info("stopping; running jobs are left to the next start");
 	engine_release(&e);
 	slurm_teardown();

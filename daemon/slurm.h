@@ -63,8 +63,15 @@ struct slurm_job {
 void slurm_setup(const char *conf_path);
 void slurm_teardown(void);
 
+/* What err begins with when slurmctld did not answer a submission
+ * (restarting, or failing over to its backup): the job may or may not
+ * exist, so the engine looks for it by name later instead of counting a
+ * failed attempt. */
+#define SLURM_ERR_UNREACHABLE "slurmctld did not answer"
+
 /* Submit a batch job, never requeued by Slurm (the engine owns retries).
- * 0 and *job_id, or -EIO with Slurm's reason in err. */
+ * 0 and *job_id, -EIO with Slurm's reason in err, or -EAGAIN when slurmctld
+ * did not answer (err begins with SLURM_ERR_UNREACHABLE). */
 int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err);
 
@@ -73,7 +80,8 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
  * flight at once (slurmctld serves RPCs concurrently; one at a time, the
  * caller would wait on each round trip in turn).  For each i: job_ids[i]
  * gets the job id, or 0 with Slurm's reason appended to errs[i] (n strbufs,
- * initialised by the caller).  Returns how many were accepted.
+ * initialised by the caller; SLURM_ERR_UNREACHABLE first when slurmctld did
+ * not answer).  Returns how many were accepted.
  */
 size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
 			 uint32_t *job_ids, struct strbuf *errs, int threads);
@@ -82,11 +90,38 @@ size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
  * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
  * whose name starts with name_prefix.  Returns 0, fn's nonzero value, or
  * -EIO with err set.  Jobs Slurm has forgotten (after MinJobAge) are simply
- * absent.
+ * absent.  Its cost grows with every job of the cluster, other users' too
+ * (on a busy one, the whole job table each time it changed): only for
+ * finding jobs by name whose ids are unknown (repair after a crash); follow
+ * known jobs with slurm_poll_ids().
  */
 int slurm_poll(const char *name_prefix,
 	       int (*fn)(void *arg, const struct slurm_job *job), void *arg,
 	       struct strbuf *err);
+
+/* A job the daemon follows: its id, and the user it runs as ((uid_t)-1
+ * when not known: then it is asked for by its id alone). */
+struct slurm_job_ref {
+	uint32_t id;
+	uid_t uid;
+};
+
+/*
+ * Follow the n jobs of jobs, asking slurmctld for these jobs only, so that
+ * the cost never grows with the cluster's other users' jobs: per user, each
+ * job by its id when the user has at most a few here (one small RPC each),
+ * else that user's jobs in one RPC; up to `threads` RPCs in flight.  Then
+ * call fn, in this thread, for each of the jobs Slurm knows whose name
+ * starts with name_prefix (in no set order; a job id reused by another job
+ * counts as forgotten).  Returns 0, fn's nonzero value, or -EIO with err set
+ * when Slurm could not answer (then fn is not called at all, so that no job
+ * is taken for forgotten by mistake).  The job passed to fn lives until fn
+ * returns.
+ */
+int slurm_poll_ids(const struct slurm_job_ref *jobs, size_t n,
+		   const char *name_prefix, int threads,
+		   int (*fn)(void *arg, const struct slurm_job *job), void *arg,
+		   struct strbuf *err);
 
 /* Cancel a job (SIGKILL to every step, as scancel).  0, or -EIO; a job that
  * already ended counts as cancelled (0). */

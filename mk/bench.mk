@@ -39,3 +39,16 @@ $(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
 	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl
 
 .DEFAULT_GOAL := $(FINDINGS_BENCH_GOAL)
+
+# bench/site-bench.c: the facility site rebuilt as the daemon does it
+# (bench/findings-bench.sh with SITE=1, bench/night-scale.sh).
+SITE_BENCH_GOAL := $(.DEFAULT_GOAL)
+
+# every daemon/site*.c: the site's page builders, however many files
+$(B)/bench/site-bench: $(B)/obj/bench/site-bench.o $(B)/obj/daemon/db.o \
+                       $(patsubst %.c,$(B)/obj/%.o,$(wildcard daemon/site*.c)) \
+                       $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl
+
+.DEFAULT_GOAL := $(SITE_BENCH_GOAL)

@@ -88,6 +88,7 @@ expect() {
 	run_smoke fanout-bench bench/fanout-bench.sh
 	run_smoke engine-bench bench/engine-bench.sh
 	run_smoke engine-ab bench/engine-ab.sh
+	run_smoke night-scale bench/night-scale.sh
 } &
 DAEMON_GROUP=$!
 {
@@ -254,6 +255,15 @@ expect "engine-ab.sh: A, B, H for both builds (the working tree twice)" \
 	'^base +jobs/s: [0-9.]+' '^new +jobs/s: [0-9.]+' '^  round 1 \(Slurm [0-9.]+ jobs/s\): base' \
 	'^b v=new tracked=3 ' 'part-h.txt::^h5 v=new runs=[0-9]+\.\.[0-9]+ ok=2 ' \
 	'!! psql -X -At -d postgres -c "select datname from pg_database" | grep -q "^rl_"'
+
+result night-scale
+expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the growth table" \
+	'^  before 40 foreign +matched +8 ' '^  after  40 foreign +matched +8 ' \
+	'sdiag: REQUEST_JOB_INFO \( 2003\) count:[1-9]' 'sdiag: REQUEST_JOB_INFO_SINGLE \( 2021\) count:16 ' \
+	'^  fan-out rate: daemon [0-9.]+ jobs/s against slurm_submit\(\).s [0-9.]+ jobs/s' \
+	'2@grow.tsv::^(gpus|nights)[[:space:]]8[[:space:]][35]([[:space:]][0-9.]+){4}$' \
+	'!! squeue -h -u rlother -o %i | grep -q .' \
+	'!bench/night-scale-plot.sh "$D/summary.txt" "$TEST_TMP/night-scale-poll.png" && test -s "$TEST_TMP/night-scale-poll.png"'
 
 result findings-bench
 expect "findings-bench.sh: fleet and regressions steps succeeded on 4 GPUs x 4 nights, ingest timed" \

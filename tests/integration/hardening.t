@@ -116,7 +116,7 @@ scontrol update nodename="$nodes" state=resume
 
 # ---- 4. one daemon per database ------------------------------------------------
 grep -v '^pidfile:' "$DAEMON_CONF" >"$TEST_TMP/second.yaml"
-out=$("$BIN/rooflined" --foreground --config "$TEST_TMP/second.yaml" 2>&1)
+out=$("$BIN/rooflined" --foreground --no-standby --config "$TEST_TMP/second.yaml" 2>&1)
 rc=$?
 is "$rc" 1 "a second rooflined on the same database exits 1"
 like "$out" "another rooflined already runs on this database \(rooflined pid $DAEMON_PID on " \

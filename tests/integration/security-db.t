@@ -111,7 +111,7 @@ unhold secdb-adv
 unhold secdb-prep
 [[ -n ${DAEMON_PID:-} ]] || daemon_start
 # a second daemon is still refused, naming the first
-out=$(timeout 60 "$BIN/rooflined" --foreground --config "$DAEMON_CONF" 2>&1)
+out=$(timeout 60 "$BIN/rooflined" --foreground --no-standby --config "$DAEMON_CONF" 2>&1)
 like "$out" "another rooflined already runs on this database \\(rooflined pid $DAEMON_PID on [^,]*, PostgreSQL backend [0-9]+, role rooflined\\)" \
 	"a second daemon is refused and names the first"
 
