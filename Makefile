@@ -24,7 +24,10 @@ include mk/flags.mk
 
 # CUDA architectures this nvcc supports, out of the ones we target.
 CUDA_ARCHS := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),70 80 90))
-NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a))
+# NVCC_HOSTFLAGS: flags for nvcc's host compiler and linker (-Xcompiler=...,
+# -Xlinker=...): debian/rules passes Debian's hardening through them.
+NVCC_HOSTFLAGS ?=
+NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) $(NVCC_HOSTFLAGS)
 
 # ---- modules ---------------------------------------------------------------
 # common/: libc-only helpers shared by every program (job side included).
