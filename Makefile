@@ -182,7 +182,8 @@ unit: unit-build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
-# sm_90, to keep the check short; `make` and `make VARIANT=release` build every
+# sm_90, to keep the check short (the unit-build's and roofline-gpu's,
+# DEB_CUDA_ARCHS); `make`, `make VARIANT=release` and `make deb` build every
 # architecture.  The integration tests run in two halves at once, each on a
 # cluster of its own (scripts/run-integration --jobs 2): they mostly wait.
 CHECK_CUDA := ERT_ARCHS=90 CUDA_ARCHS=90
@@ -194,7 +195,7 @@ check:
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	$(MAKE) -j$(JOBS) fuzz-check
-	$(MAKE) deb DEB_JOBS=$(JOBS)
+	$(MAKE) deb DEB_JOBS=$(JOBS) DEB_CUDA_ARCHS=90
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 2 \
 	  tests/integration/*.t tests/package/*.t
