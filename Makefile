@@ -24,7 +24,10 @@ include mk/flags.mk
 
 # CUDA architectures this nvcc supports, out of the ones we target.
 CUDA_ARCHS := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),70 80 90))
-NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a))
+# NVCC_HOSTFLAGS: flags for nvcc's host compiler and linker (-Xcompiler=...,
+# -Xlinker=...): debian/rules passes Debian's hardening through them.
+NVCC_HOSTFLAGS ?=
+NVCCFLAGS  := -O3 -std=c++17 -lineinfo $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) $(NVCC_HOSTFLAGS)
 
 # ---- modules ---------------------------------------------------------------
 # common/: libc-only helpers shared by every program (job side included).
@@ -183,7 +186,8 @@ unit: unit-build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
-# sm_90, to keep the check short; `make` and `make VARIANT=release` build every
+# sm_90, to keep the check short (the unit-build's and roofline-gpu's,
+# DEB_CUDA_ARCHS); `make`, `make VARIANT=release` and `make deb` build every
 # architecture.  The integration tests run in three groups at once, each on a
 # cluster of its own (scripts/run-integration --jobs 3): they mostly wait.
 CHECK_CUDA := ERT_ARCHS=90 CUDA_ARCHS=90
@@ -196,7 +200,7 @@ check:
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	$(MAKE) -j$(JOBS) fuzz-check
-	$(MAKE) deb DEB_JOBS=$(JOBS)
+	$(MAKE) deb DEB_JOBS=$(JOBS) DEB_CUDA_ARCHS=90
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 3 \
 	  tests/integration/*.t tests/package/*.t

@@ -34,14 +34,14 @@
 #
 # Usage: bench/night-scale.sh [-o DIR]
 #   (env) GPUS=8000 NIGHTS=90 NODE_JOBS=2000 FOREIGN=20000 RUNNING=64
-#   KERNELS=50000 KRUNS=31 POLLS=5 GROW_GPUS="1000 2000 4000 8000"
+#   KERNELS=50000 KRUNS=31 POLLS=5 POLL_MS=2000 GROW_GPUS="1000 2000 4000 8000"
 #   GROW_NIGHTS="30 90 365" STAGES="slurm fanout findings grow"
 # Environment: ROOFLINE_VAR (default <repo>/var/night-scale: its own cluster
 # of 4 nodes, MaxJobCount raised for the background; removed at the end
 # unless KEEP=1).  Needs root, strace, gnuplot.  BENCH_VARIANT names another
 # build than release.
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): GPUS=16 NIGHTS=3 NODE_JOBS=8
-# FOREIGN=40 RUNNING=2 KERNELS=20 KRUNS=3 POLLS=2 GROW_GPUS=8 GROW_NIGHTS=5
+# FOREIGN=40 RUNNING=2 KERNELS=20 KRUNS=3 POLLS=2 POLL_MS=200 GROW_GPUS=8 GROW_NIGHTS=5
 # STAGES="slurm fanout grow" (grow runs findings' code at 8 GPUs x 3 nights
 # and 8 x 5, 20 kernels x 3 runs), -o $BENCH_SMOKE_DIR (else a new
 # temporary directory).
@@ -54,11 +54,12 @@ if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
 	: "${GPUS:=16}" "${NIGHTS:=3}" "${NODE_JOBS:=8}" "${FOREIGN:=40}" "${RUNNING:=2}"
 	: "${KERNELS:=20}" "${KRUNS:=3}" "${POLLS:=2}" "${GROW_GPUS:=8}" "${GROW_NIGHTS:=5}"
 	: "${STAGES:=slurm fanout grow}" # findings: the same findings_at as grow
+	: "${POLL_MS:=200}"
 	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/night-scale-smoke.XXXXXX)}
 fi
 GPUS=${GPUS:-8000} NIGHTS=${NIGHTS:-90} NODE_JOBS=${NODE_JOBS:-2000}
 FOREIGN=${FOREIGN:-20000} RUNNING=${RUNNING:-64} KERNELS=${KERNELS:-50000}
-KRUNS=${KRUNS:-31} POLLS=${POLLS:-5} GROW_GPUS=${GROW_GPUS:-1000 2000 4000 8000}
+KRUNS=${KRUNS:-31} POLLS=${POLLS:-5} POLL_MS=${POLL_MS:-2000} GROW_GPUS=${GROW_GPUS:-1000 2000 4000 8000}
 GROW_NIGHTS=${GROW_NIGHTS:-30 90 365} STAGES=${STAGES:-slurm fanout findings grow}
 while getopts o:h opt; do
 	case $opt in
@@ -134,11 +135,11 @@ poll_side() {
 	local mode=$1 tag="$2 foreign" f=$OUT/poll.f$2.$1 args=()
 	[[ $mode == after ]] && args=("$OUT/own-ids.txt")
 	sdiag --reset >/dev/null
-	"$SNAP_BENCH/engine-poll" "$POLLS" 2000 rl. "${args[@]}" >"$f.txt"
+	"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.txt"
 	sdiag_jobs >"$f.sdiag"
 	# (LeakSanitizer cannot run under ptrace: a san build's leak check off)
 	LSAN_OPTIONS=detect_leaks=0 strace -f -qq -yy -e trace=read,recvfrom,recvmsg -e signal=none -o "$f.strace" \
-		"$SNAP_BENCH/engine-poll" "$POLLS" 2000 rl. "${args[@]}" >"$f.traced.txt"
+		"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.traced.txt"
 	local bytes
 	bytes=$(awk -v port=":$CTLD_PORT]" 'index($0, port) && / = [0-9]+$/ { n += $NF } END { print n + 0 }' "$f.strace")
 	rm -f "$f.strace"
@@ -150,7 +151,7 @@ poll_side() {
 	sed 's/^/           sdiag: /' "$f.sdiag" | tee -a "$OUT/summary.txt"
 }
 if has_stage slurm; then
-	report "== slurm: the daemon's poll, before (whole table) and after (by id), $NODE_JOBS own jobs, $POLLS polls 2 s apart"
+	report "== slurm: the daemon's poll, before (whole table) and after (by id), $NODE_JOBS own jobs, $POLLS polls $POLL_MS ms apart"
 	"$SNAP_BENCH/engine-submit" "$BUSER" "$IDLE" "$NODE_JOBS" rl.own >"$OUT/own-submit.txt"
 	squeue -h -p "$IDLE" -u "$BUSER" -o '%i %U' >"$OUT/own-ids.txt"
 	report "  own stand-ins: $(cat "$OUT/own-submit.txt")"

@@ -177,46 +177,124 @@ static size_t first_of(const char *const *full, size_t i)
 	return i;
 }
 
+/* The characters of an identifier (and of a number: 1u). */
+#define IDENT "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+/* Whether the identifier tok (n bytes) is one of form's identifiers. */
+static bool has_token(const char *form, const char *tok, size_t n)
+{
+	for (const char *q = form; *q;) {
+		size_t k = strspn(q, IDENT);
+
+		if (k == n && strncmp(q, tok, n) == 0)
+			return true;
+		q += k ? k : strcspn(q, IDENT);
+	}
+	return false;
+}
+
+/*
+ * The group's m members (forms[], stripped with their arguments) told
+ * apart by the first identifier of each that no other member has, as
+ * base<...identifier...>, into out[idx[a]].  For groups where dropping the
+ * common prefix and suffix leaves parts too long to show: nvcc's extended
+ * __device__ lambdas make every kernel for_each_kernel<__nv_dl_wrapper_t<
+ * __nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::copy,
+ * 1u>, ...>, and one of another signature in the group (init_arrays)
+ * shortens the shared prefix.  False, out untouched, when a member has no
+ * identifier of its own.
+ */
+static bool by_token(char (*forms)[BUF], size_t m, size_t max, char **out,
+		     const size_t *idx)
+{
+	const char **tok = calloc(m, sizeof(*tok));
+	size_t *tlen = calloc(m, sizeof(*tlen));
+	bool ok = tok && tlen;
+
+	for (size_t a = 0; ok && a < m; a++) {
+		for (const char *q = forms[a]; *q && !tok[a];) {
+			size_t k = strspn(q, IDENT);
+			bool other = false;
+
+			for (size_t b = 0; k && b < m && !other; b++)
+				other = b != a && has_token(forms[b], q, k);
+			if (k && !other) {
+				tok[a] = q;
+				tlen[a] = k;
+			}
+			q += k ? k : strcspn(q, IDENT);
+		}
+		ok = tok[a] != NULL;
+	}
+	for (size_t a = 0; ok && a < m; a++) {
+		char base[BUF], *o = out[idx[a]];
+		/* "<..." and "...>" around the identifier, at most max - 8 of it */
+		size_t b = strcspn(forms[a], "<"), len = 0, t = tlen[a] < max - 8 ? tlen[a] : max - 8;
+		size_t room = max - 8 - t;
+		const char *bs;
+
+		snprintf(base, sizeof(base), "%.*s", (int)b, forms[a]);
+		bs = drop_namespaces(base, room);
+		o[0] = '\0';
+		if (strlen(bs) <= room) {
+			add(o, max + 1, &len, bs, strlen(bs));
+		} else if (room > 3) {
+			add(o, max + 1, &len, bs, room - 3);
+			add(o, max + 1, &len, "...", 3);
+		}
+		add(o, max + 1, &len, "<...", 4);
+		add(o, max + 1, &len, tok[a], t);
+		add(o, max + 1, &len, "...>", 4);
+	}
+	free(tok);
+	free(tlen);
+	return ok;
+}
+
 /* Refine the group of names whose short form equals out[i]'s (i the first
- * of them) with what tells them apart. */
+ * of them) with what tells them apart: the group's common prefix and
+ * suffix dropped (distinguish), or, where that leaves two of them equal,
+ * each one's own identifier (by_token); what is still equal gets ~N later. */
 static void refine(const char *const *full, size_t n, size_t max, char **out,
 		   const bool *own, size_t i, bool *done)
 {
-	char fi[BUF], fj[BUF];
-	size_t p = SIZE_MAX, s = SIZE_MAX, members = 0;
+	char (*forms)[BUF] = NULL;
+	size_t *idx = calloc(n, sizeof(*idx));
+	size_t p = SIZE_MAX, s = SIZE_MAX, m = 0;
+	bool clash = false;
 
-	strip(full[i], true, fi, sizeof(fi));
-	for (size_t j = i; j < n; j++) {
-		size_t k = 0, a, b;
+	for (size_t j = i; idx && j < n; j++)
+		if (own[j] && !done[j] && !strcmp(out[j], out[i]))
+			idx[m++] = j;
+	if (m < 2 || !(forms = calloc(m, sizeof(*forms))))
+		goto out_free;
+	for (size_t a = 0; a < m; a++) {
+		size_t k = 0, la, lb;
 
-		if (!own[j] || done[j] || strcmp(out[j], out[i]))
-			continue;
-		members++;
-		strip(full[j], true, fj, sizeof(fj));
-		while (fi[k] && fi[k] == fj[k])
+		strip(full[idx[a]], true, forms[a], BUF);
+		while (forms[0][k] && forms[0][k] == forms[a][k])
 			k++;
 		p = k < p ? k : p;
-		a = strlen(fi);
-		b = strlen(fj);
-		for (k = 0; k < a && k < b && fi[a - 1 - k] == fj[b - 1 - k]; k++)
+		la = strlen(forms[0]);
+		lb = strlen(forms[a]);
+		for (k = 0; k < la && k < lb && forms[0][la - 1 - k] == forms[a][lb - 1 - k]; k++)
 			;
 		s = k < s ? k : s;
 	}
-	if (members < 2)
-		return;
-	for (size_t j = i; j < n; j++) {
-		size_t len;
+	for (size_t a = 0; a < m; a++) {
+		size_t len = strlen(forms[a]);
 
-		if (!own[j] || done[j] || strcmp(out[j], out[i]) || j == i)
-			continue;
-		strip(full[j], true, fj, sizeof(fj));
-		len = strlen(fj);
-		distinguish(fj, p, len - (s < len ? s : len), max, out[j], max + 1);
-		done[j] = true;
+		distinguish(forms[a], p, len - (s < len ? s : len), max, out[idx[a]], max + 1);
+		done[idx[a]] = true;
 	}
-	s = s < strlen(fi) ? s : strlen(fi);
-	distinguish(fi, p, strlen(fi) - s, max, out[i], max + 1);
-	done[i] = true;
+	for (size_t a = 1; a < m && !clash; a++)
+		for (size_t b = 0; b < a && !clash; b++)
+			clash = !strcmp(out[idx[a]], out[idx[b]]);
+	if (clash)
+		by_token(forms, m, max, out, idx);
+out_free:
+	free(forms);
+	free(idx);
 }
 
 int kernel_names_short(const char *const *full, size_t n, size_t max,

@@ -12,8 +12,13 @@
  * for_each_kernel<CUDAStream<double>::mul()::{lambda}> and ...::add()...
  * both give for_each_kernel<...>), the group's common prefix and suffix
  * (the template arguments they share) are dropped and the part that tells
- * them apart is shown: for_each_kernel<...mul()...>.  Any collision left
- * (a part too long for max) gets ~2, ~3, ... in order of appearance.
+ * them apart is shown: for_each_kernel<...mul()...>.  Where that still
+ * leaves two equal (a part too long for max: nvcc's extended lambdas,
+ * for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<... &CUDAStream<double>::
+ * copy, 1u>, ...> beside init_arrays' of another signature), each shows
+ * the first identifier that no other name of its group has:
+ * for_each_kernel<...copy...>.  Any collision left gets ~2, ~3, ... in
+ * order of appearance.
  */
 #ifndef ROOFLINE_KERNEL_NAME_H
 #define ROOFLINE_KERNEL_NAME_H

@@ -51,7 +51,7 @@ ERT_CU      := $(wildcard plugins/ert/bench_*.cu)
 ERT_ARCHS   := $(if $(NVCC),$(filter $(shell $(NVCC) --list-gpu-arch 2>/dev/null | sed 's/compute_//'),80 86 89 90))
 ERT_GENCODE := $(foreach a,$(ERT_ARCHS),-gencode arch=compute_$(a)$(if $(filter 90,$(a)),a),code=sm_$(a)$(if $(filter 90,$(a)),a)) \
                $(if $(filter 80,$(ERT_ARCHS)),-gencode arch=compute_80$(comma)code=compute_80)
-ERT_NVCCFLAGS := -O3 -std=c++17 -lineinfo -Icommon $(ERT_GENCODE)
+ERT_NVCCFLAGS := -O3 -std=c++17 -lineinfo -Icommon $(ERT_GENCODE) $(NVCC_HOSTFLAGS)
 
 ifneq ($(NVCC),)
 CUDA_PROGS += ert-bench

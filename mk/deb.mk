@@ -5,7 +5,11 @@
 #   make deb             build/deb/*.deb from a copy of the tree's files
 #                        (git's tracked and untracked-not-ignored files: no
 #                        build/, no var/), dpkg-buildpackage -us -uc -b, then
-#                        lintian (errors fail)
+#                        lintian (errors fail).  roofline-gpu (the CUDA
+#                        programs) where nvcc is found; elsewhere (or with
+#                        NVCC=) the build profile pkg.rooflined.nogpu leaves
+#                        it out.  DEB_CUDA_ARCHS="90" narrows its GPU
+#                        architectures (debian/rules)
 #   make deb-reproducible  build twice, compare the .debs byte for byte
 #   make package-check   make deb, then tests/package/*.t against a fresh
 #                        local cluster (run-integration): packages.t installs
@@ -22,6 +26,9 @@ DEB_GOAL := $(.DEFAULT_GOAL)
 DEB_DIR  := build/deb
 DEB_SRC  := $(DEB_DIR)/rooflined-$(VERSION)
 DEB_JOBS ?= 2
+# Without nvcc, no roofline-gpu (debian/rules, debian/control).
+DEB_PROFILES := $(if $(NVCC),,pkg.rooflined.nogpu)
+DEB_CUDA_ARCHS ?=
 
 .PHONY: deb deb-tree deb-reproducible package-check
 
@@ -34,7 +41,8 @@ deb-tree:
 
 deb: deb-tree
 	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="parallel=$(DEB_JOBS) noddebs" \
-	  dpkg-buildpackage -us -uc -b
+	  DEB_CUDA_ARCHS="$(DEB_CUDA_ARCHS)" \
+	  dpkg-buildpackage -us -uc -b $(if $(DEB_PROFILES),-P$(DEB_PROFILES))
 	lintian --fail-on error \
 	  $(DEB_DIR)/rooflined_$(VERSION)_*.changes
 	@ls -l $(DEB_DIR)/*.deb

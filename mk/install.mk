@@ -5,6 +5,7 @@
 #
 #   PREFIX/sbin/{rooflined,roofline-job}   PREFIX/bin/roofline
 #   PREFIX/lib/rooflined/plugins/*.so      PREFIX/lib/rooflined/<CUDA programs>
+#                                          (install-gpu: where nvcc is found)
 #   PREFIX/lib/rooflined/notify/*.sh       (the findings' notify hooks)
 #   PREFIX/share/rooflined/{sql,pipelines,etc}
 #   PREFIX/include/rooflined/{plugin.h,rooflined_plugin.h}  (the ABI; the
@@ -26,7 +27,7 @@
 
 INSTALL_GOAL := $(.DEFAULT_GOAL)
 
-.PHONY: install install-daemon install-cli install-job install-dev install-man \
+.PHONY: install install-daemon install-cli install-job install-gpu install-dev install-man \
         man generated
 
 GEN := build/gen
@@ -59,17 +60,23 @@ build/man/%: docs/man/%.scd
 
 man: $(MANS)
 
-install: install-daemon install-cli install-job install-dev
+install: install-daemon install-cli install-job install-gpu install-dev
 
-# compute nodes: roofline-job, job-side plugins, data tables, CUDA programs
-install-job: jobside man
+# compute nodes: roofline-job, job-side plugins, data tables
+install-job: $(B)/bin/roofline-job $(foreach p,$(PLUGINS_JOB),$(B)/plugins/$(p).so) man
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR)/plugins $(DESTDIR)$(PKGDATADIR)/etc
 	install -m 755 $(B)/bin/roofline-job $(DESTDIR)$(SBINDIR)/
 	install -m 644 $(foreach p,$(PLUGINS_JOB),$(B)/plugins/$(p).so) $(DESTDIR)$(PKGLIBDIR)/plugins/
 	install -m 644 etc/*.tsv $(DESTDIR)$(PKGDATADIR)/etc/
-	$(if $(NVCC),$(if $(filter-out san,$(VARIANT)),install -m 755 $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p)) $(DESTDIR)$(PKGLIBDIR)/))
 	install -d $(DESTDIR)$(MANDIR)/man8
 	$(call install_man,roofline-job.8)
+
+# GPU nodes: the CUDA programs (ert-bench, the reference kernels), where the
+# job-side plugins look for them (ROOFLINE_LIBEXEC).  Nothing without nvcc,
+# or in the san variant (which builds no device code).
+install-gpu: cuda
+	$(if $(NVCC),$(if $(filter-out san,$(VARIANT)),install -d $(DESTDIR)$(PKGLIBDIR)))
+	$(if $(NVCC),$(if $(filter-out san,$(VARIANT)),install -m 755 $(foreach p,$(CUDA_PROGS),$(B)/bin/$(p)) $(DESTDIR)$(PKGLIBDIR)/))
 
 # the service node: daemon, daemon-side plugins, migrations, pipelines,
 # configuration, unit, state directories

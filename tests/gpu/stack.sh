@@ -1,20 +1,30 @@
 #!/bin/bash
 # tests/gpu/stack.sh OUTDIR - the product's own path on a GPU machine without
-# a package registry, in one run: unpack the stack (scripts/deps --unpack),
-# start the local cluster on the machine's real /dev/nvidiaN, run `make
-# demo`'s real path (scripts/demo: pipelines/kernel-abc.yaml, ert and ncu
-# through Slurm on the GPU), then, while time is left, nightly-ceilings over
-# every GPU.  Everything it learns goes into OUTDIR: steps.tsv (each step's
-# wall time and exit status), unpack.out, cluster-start.out, demo.out,
-# nightly.out, runs.tsv (each step of each run from PostgreSQL), env.txt
-# (machine, GPUs, gres.conf, CUDA_VISIBLE_DEVICES of each job), logs.tar.gz
-# (cluster, daemon and spool): 8 files.  It stops itself after
+# a package registry, in one run: unpack the stack (scripts/deps --unpack:
+# Slurm, munge, PostgreSQL, ... and our roofline-gpu package, whose
+# ert-bench and kernels the jobs then run), start the local cluster on the
+# machine's real /dev/nvidiaN, run `make demo`'s real path (scripts/demo:
+# pipelines/kernel-abc.yaml, ert and ncu through Slurm on the GPU), then an
+# ordinary user's pipeline on a third-party application built here
+# (BabelStream: tests/gpu/build-babelstream.sh, tests/gpu/babelstream.yaml,
+# submitted with `roofline submit --wait --attach`), then, while time is
+# left, nightly-ceilings over every GPU.  Everything it learns goes into
+# OUTDIR: steps.tsv (each step's wall time and exit status),
+# cluster-start.out (the unpack's and the cluster's output), demo.out,
+# user.out (the application's build, the user's run, its kernels' FLOPs and
+# bytes per element), nightly.out, runs.tsv (each step of each run from
+# PostgreSQL), env.txt (machine, GPUs, the packages, gres.conf,
+# CUDA_VISIBLE_DEVICES of each job), logs.tar.gz (cluster, daemon and
+# spool): 8 files, the most the device tool returns.  It stops itself after
 # STACK_LIMIT_S seconds (default 480), writing what it has.
 #
-# Needs root, the debs of 'scripts/deps --download' in STACK_DEBS (default
-# <repo>/debs), and a build of rooflined and the CUDA programs in
-# build/$VARIANT (Debian 12 binaries run on a newer glibc; their libraries
-# come from the unpacked stack).  docs/gpu-node.md tells how it was run.
+# Needs root, the debs of 'scripts/deps --download' and roofline-gpu_*.deb
+# (make deb) in STACK_DEBS (default <repo>/debs), and a build of rooflined
+# in build/$VARIANT (Debian 12 binaries run on a newer glibc; their
+# libraries come from the unpacked stack).  The user's pipeline needs
+# BabelStream's source in STACK_APP_SRC (skipped without it, or without a
+# GPU); STACK_NVML_INCLUDE names a directory holding nvml.h for a toolkit
+# without one.  docs/gpu-node.md tells how it was run.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -68,6 +78,13 @@ finish() {
 	} >>"$OUTDIR/env.txt"
 	tar -C / --exclude='*/pg/data/base' --exclude='*/pg/data/pg_wal' -czf "$OUTDIR/logs.tar.gz" \
 		"${ROOFLINE_VAR#/}" 2>/dev/null
+	# 8 files come back from the device tool: the unpack's output goes
+	# with the cluster's.
+	if [[ -f $OUTDIR/unpack.out ]]; then
+		{ echo "===== scripts/deps --unpack"; cat "$OUTDIR/unpack.out"; echo "===== scripts/cluster"
+			cat "$OUTDIR/cluster-start.out" 2>/dev/null; } >"$OUTDIR/cluster-start.tmp" &&
+			mv "$OUTDIR/cluster-start.tmp" "$OUTDIR/cluster-start.out" && rm -f "$OUTDIR/unpack.out"
+	fi
 	ls -la "$OUTDIR"
 	timeout 30 "$REPO/scripts/cluster" stop >/dev/null 2>&1
 	say "done after $(($(date +%s) - T0)) s"
@@ -102,6 +119,12 @@ grep '^export' "$OUTDIR/unpack.out" >"$PREFIX.env"
 	munged -V
 	gnuplot -V
 	ip -V
+	echo "# our packages among them"
+	for d in "$DEBS"/roofline*.deb; do
+		[[ -f $d ]] && dpkg-deb -f "$d" Package Version Architecture Depends
+	done
+	echo "ROOFLINE_LIBEXEC=${ROOFLINE_LIBEXEC:-unset (no roofline-gpu: the CUDA programs of the build tree)}"
+	ls -l "${ROOFLINE_LIBEXEC:-/nonexistent}"
 } >>"$OUTDIR/env.txt" 2>&1
 # The users the Debian packages' postinst would create.
 for u in munge postgres; do
@@ -141,6 +164,22 @@ gres demo >>"$OUTDIR/env.txt" 2>&1
 # `make demo` runs after building).
 step demo "$REPO/scripts/demo"
 echo "demo done" >>"$GPU_JOBS_LOG"
+# Which ert-bench and kernel_abc the jobs ran (the packaged ones:
+# ROOFLINE_LIBEXEC).
+{
+	grep -rhoE '(running|cannot run) [^ ]*ert-bench' "$ROOFLINE_VAR/demo/spool"/run-*/ceilings/
+	grep -rhoE ' -- [^ ]*kernel_abc' "$ROOFLINE_VAR/demo/spool"/run-*/profile/
+} 2>/dev/null | sort | uniq -c | sed 's/^/the demo ran: /' >>"$OUTDIR/env.txt"
+
+# 3b. An ordinary user's pipeline on a third-party application, built here
+# from its public source: BabelStream's CUDA version, its program and a
+# wrapper attached to the run (the user's own files).
+if [[ -n ${STACK_APP_SRC:-} ]] && nvidia-smi -L >/dev/null 2>&1; then
+	step user "$REPO/tests/gpu/user-app.sh"
+else
+	printf 'user\tskipped\t0\n' >>"$STEPS"
+	echo "user: skipped (STACK_APP_SRC ${STACK_APP_SRC:-unset}; a GPU: $(nvidia-smi -L 2>&1 | head -1))" >"$OUTDIR/user.out"
+fi
 
 # 4. nightly-ceilings over every GPU: the same node now holds all of them.
 ngpu=$(find /dev -maxdepth 1 -regex '/dev/nvidia[0-9]+' | wc -l)

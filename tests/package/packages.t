@@ -6,10 +6,16 @@
 # the unit's ExecStart line as the unit's user), run the smoke pipeline
 # through it with the installed `roofline`, then purge the packages and
 # compare the file lists of /etc, /var/lib, /var/spool, /usr and /run before
-# and after.  Needs root and the cluster (scripts/run-integration).
+# and after.  Where nvcc is found (as the Makefile and debian/rules look:
+# PATH, /usr/local/cuda/bin), `make deb` builds roofline-gpu too (the CUDA
+# programs): then it is expected, installed, its programs checked against
+# docs/install.md's table and run, and purged with the rest.  Needs root
+# and the cluster (scripts/run-integration).
 . "$(dirname "$0")/../lib.sh"
 
 PKGS=(rooflined roofline roofline-job rooflined-dev)
+NVCC=$(command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+[[ -n $NVCC ]] && PKGS+=(roofline-gpu)
 DEBS=${ROOFLINE_DEBS:-}
 [[ -n $DEBS ]] || skip_all "ROOFLINE_DEBS is not set: run 'make package-check'"
 ((EUID == 0)) || skip_all "installing packages needs root"
@@ -20,7 +26,7 @@ flock -w 900 "$lock" || bail_out "another package test holds /run/lock/rooflined
 shopt -s nullglob
 debs=("$DEBS"/*.deb)
 shopt -u nullglob
-((${#debs[@]} == ${#PKGS[@]})) || bail_out "expected ${#PKGS[@]} .deb files in $DEBS, found ${#debs[@]}"
+((${#debs[@]} == ${#PKGS[@]})) || bail_out "expected ${#PKGS[@]} .deb files in $DEBS (${PKGS[*]}$([[ -n $NVCC ]] && echo ": nvcc is $NVCC")), found ${#debs[@]}"
 # "install ok installed", "deinstall ok config-files", ...; "" when unknown
 pkg_state() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null; }
 pkg_present() { [[ $(pkg_state "$1") == *" installed" || $(pkg_state "$1") == *config-files ]]; }
@@ -49,7 +55,7 @@ purge() {
 on_exit purge
 
 # ---- install -----------------------------------------------------------------
-ok "the four packages install (apt-get install ./*.deb)" apt_get install "${debs[@]}"
+ok "the ${#PKGS[@]} packages install (apt-get install ./*.deb)" apt_get install "${debs[@]}"
 for p in "${PKGS[@]}"; do
 	is "$(pkg_state "$p")" "install ok installed" "$p is installed"
 done
@@ -108,6 +114,37 @@ unlike "$needed" 'libpq|libyaml|libslurm|libjson' "roofline-job and its plugins 
 is "$(grep -vxE 'lib(c|m)\.so\.6|lib(cuda|cudart|cupti|nvidia-ml)\.so.*' <<<"$needed")" "" \
 	"they need nothing but libc, libm (and CUDA)"
 ok "libc among them" grep -qx 'libc\.so\.6' <<<"$needed"
+
+# GPU nodes: roofline-gpu, the CUDA programs where the plugins look for
+# them (PREFIX/lib/rooflined, common/paths.h), as docs/install.md lists them.
+if [[ -n $NVCC ]]; then
+	progs=$(dpkg -L roofline-gpu | sed -n 's|^/usr/lib/rooflined/\([^/]*\)$|\1|p' | sort)
+	want=$({ echo ert-bench; echo gpp_nofma; for f in "$ROOT"/kernels/*.cu; do basename "$f" .cu; done; } | sort)
+	is "$progs" "$want" "roofline-gpu holds ert-bench and every reference kernel in /usr/lib/rooflined"
+	# shellcheck disable=SC2016 # the backquotes are Markdown's
+	doc=$(grep -E '^\| `roofline-gpu` \|' "$ROOT/docs/install.md" | grep -o 'rooflined/{[a-z_,-]*}' |
+		sed 's|rooflined/{||; s|}||' | tr ',' '\n' | sort)
+	is "$doc" "$want" "docs/install.md's table lists roofline-gpu's programs"
+	is "$(for p in $progs; do [[ -x /usr/lib/rooflined/$p ]] || echo "$p"; done)" "" "each of them is executable"
+	like "$(dpkg-query -W -f='${Depends}' roofline-gpu)" "roofline-job \\(= $(dpkg-query -W -f='${Version}' roofline-job)\\)" \
+		"roofline-gpu depends on roofline-job of its version"
+	gneeded=$(for p in $progs; do objdump -p "/usr/lib/rooflined/$p" | awk '/NEEDED/ { print $2 }'; done | sort -u)
+	note "roofline-gpu NEEDED: $(tr '\n' ' ' <<<"$gneeded")"
+	is "$(grep -vxE 'lib(c|m|dl|rt|pthread)\.so\.[0-9]+|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libcublas(Lt)?\.so\.[0-9]+' <<<"$gneeded")" "" \
+		"its programs need the C and C++ runtimes and cuBLAS only (the CUDA runtime is linked in)"
+	# The installed ert-bench runs: measures where a GPU is, and says
+	# there is none (exit 3) elsewhere.
+	out=$(timeout 300 /usr/lib/rooflined/ert-bench --quick --only fp64 2>&1)
+	rc=$?
+	if nvidia-smi -L >/dev/null 2>&1; then
+		is "$rc" 0 "the installed ert-bench measures this machine's GPU"
+	else
+		is "$rc" 3 "the installed ert-bench runs and exits 3 (no GPU here)"
+		like "$out" 'no CUDA device' "and says there is no CUDA device"
+	fi
+else
+	note "no nvcc here: roofline-gpu is not built (profile pkg.rooflined.nogpu) and not tested"
+fi
 
 # ---- the installed daemon ----------------------------------------------------
 unit=/lib/systemd/system/rooflined.service
@@ -186,7 +223,7 @@ like "$(daemon_logs)" 'stopping; running jobs are left to the next start' "and s
 ok "and removes its pid file" test ! -e /run/rooflined.pid
 
 # ---- purge leaves nothing behind -------------------------------------------
-ok "the four packages purge" purge
+ok "the ${#PKGS[@]} packages purge" purge
 for p in "${PKGS[@]}"; do
 	is "$(pkg_present "$p" && pkg_state "$p" || echo gone)" gone "$p is purged"
 done

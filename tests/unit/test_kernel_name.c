@@ -133,6 +133,43 @@ static void test_for_each_lambdas(void **state)
 	check_distinct(dl, 4, 20, NULL);
 }
 
+/*
+ * BabelStream's CUDA version as built (tests/gpu/build-babelstream.sh,
+ * names as `nm -C` demangles them): init_arrays' lambda has another
+ * signature, so the group's common prefix ends before the operation's name
+ * and what is left does not fit; each kernel's own identifier tells it
+ * (before, five of them were for_each_kernel<...*)(), &CUDAStream<.~2..~5).
+ */
+static void test_babelstream_built(void **state)
+{
+	static const char *const full[] = {
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(double, double, double), &CUDAStream<double>::init_arrays, 1u>, double*, double*, double*, double, double, double> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(double, double, double), &CUDAStream<double>::init_arrays, 1u>, double*, double*, double*, double, double, double>)",
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::copy, 1u>, double*, double*> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::copy, 1u>, double*, double*>)",
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::mul, 1u>, double*, double*> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::mul, 1u>, double*, double*>)",
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::add, 1u>, double*, double*, double*> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::add, 1u>, double*, double*, double*>)",
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::triad, 1u>, double*, double*, double*> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::triad, 1u>, double*, double*, double*>)",
+		"void for_each_kernel<__nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::nstream, 1u>, double*, double*, double*> >(unsigned long, unsigned long, __nv_dl_wrapper_t<__nv_dl_tag<void (CUDAStream<double>::*)(), &CUDAStream<double>::nstream, 1u>, double*, double*, double*>)",
+		"void dot_kernel<double>(double const*, double const*, double*, unsigned long)",
+	};
+	static const char *const want[] = {
+		"for_each_kernel<...init_arrays...>", "for_each_kernel<...copy...>",
+		"for_each_kernel<...mul...>", "for_each_kernel<...add...>",
+		"for_each_kernel<...triad...>", "for_each_kernel<...nstream...>",
+		"dot_kernel<...>",
+	};
+	static const char *const narrow[] = {
+		"fo...<...init_arrays...>", "for_each_...<...copy...>",
+		"for_each_k...<...mul...>", "for_each_k...<...add...>",
+		"for_each...<...triad...>", "for_ea...<...nstream...>",
+		"dot_kernel<...>",
+	};
+
+	(void)state;
+	check_set(full, 7, 40, 0, want);
+	check_set(full, 7, 40, KERNEL_NAME_WHOLE_FITS, want);
+	check_set(full, 7, 24, 0, narrow);
+}
+
 /* Kokkos: every kernel is a launch wrapper around a ParallelFor of a
  * functor or a lambda. */
 static void test_kokkos(void **state)
@@ -178,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_one_name),
 		cmocka_unit_test(test_babelstream_kernels),
 		cmocka_unit_test(test_for_each_lambdas),
+		cmocka_unit_test(test_babelstream_built),
 		cmocka_unit_test(test_kokkos),
 		cmocka_unit_test(test_left_equal),
 	};
