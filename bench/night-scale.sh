@@ -130,16 +130,17 @@ sdiag_jobs() { # the job-reading and submitting RPC types: "TYPE count N, ave_ti
 			line = $0; sub(/^[ \t]*/, "", line); gsub(/[ \t]+/, " ", line); print line }'
 }
 # poll_side MODE N: POLLS polls MODE (before|after) beside N foreign jobs,
-# plain then under strace
+# plain then under strace; the jobs matched: the stand-ins (rl.own*), not
+# other rl.* jobs a cluster shared with other work may hold
 poll_side() {
 	local mode=$1 tag="$2 foreign" f=$OUT/poll.f$2.$1 args=()
 	[[ $mode == after ]] && args=("$OUT/own-ids.txt")
 	sdiag --reset >/dev/null
-	"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.txt"
+	"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl.own "${args[@]}" >"$f.txt"
 	sdiag_jobs >"$f.sdiag"
 	# (LeakSanitizer cannot run under ptrace: a san build's leak check off)
 	LSAN_OPTIONS=detect_leaks=0 strace -f -qq -yy -e trace=read,recvfrom,recvmsg -e signal=none -o "$f.strace" \
-		"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.traced.txt"
+		"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl.own "${args[@]}" >"$f.traced.txt"
 	local bytes
 	bytes=$(awk -v port=":$CTLD_PORT]" 'index($0, port) && / = [0-9]+$/ { n += $NF } END { print n + 0 }' "$f.strace")
 	rm -f "$f.strace"
