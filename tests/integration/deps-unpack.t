@@ -92,6 +92,7 @@ if ((have_fonts)); then
 			"$W/$t.png" "$lbl" >"$W/$t.gp"
 		fc gnuplot "$W/$t.gp" 2>>"$W/gnuplot.err"
 	done
+	# shellcheck disable=SC2317 # called through ok
 	differ() { test -s "$1" && test -s "$2" && ! cmp -s "$1" "$2"; }
 	ok "... gnuplot's pngcairo draws the text (a PNG with a label differs from one without)" \
 		differ "$W/label.png" "$W/plain.png"

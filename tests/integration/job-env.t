@@ -5,6 +5,7 @@
 # daemon-side chart step runs (issue 22 item 8: without it the GPU node's
 # PNG charts had no text).  The facility's gnuplot_program here is a
 # wrapper that writes its environment down and runs the real gnuplot.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 need_cluster
 command -v gnuplot >/dev/null || skip_all "needs gnuplot"
