@@ -160,10 +160,12 @@ if has_stage slurm; then
 	poll_side after 0
 	"$SNAP_BENCH/engine-submit" "$OTHER" "$IDLE" "$FOREIGN" other >"$OUT/foreign-submit.txt"
 	report "  background: $FOREIGN pending: $(cat "$OUT/foreign-submit.txt")"
-	ENGINE_SUBMIT_SLEEP=3600 "$SNAP_BENCH/engine-submit" "$OTHER" "$BUSY" "$RUNNING" otherrun \
+	: >"$OUT/running-submit.txt"
+	((RUNNING == 0)) || ENGINE_SUBMIT_SLEEP=3600 "$SNAP_BENCH/engine-submit" "$OTHER" "$BUSY" "$RUNNING" otherrun \
 		>"$OUT/running-submit.txt"
 	until_true() { local t=$1 i; shift; for ((i = 0; i < t * 5; i++)); do "$@" && return 0; sleep 0.2; done; "$@"; }
-	until_true 60 test "$(squeue -h -u "$OTHER" -t R -o %i | wc -l)" -ge "$RUNNING" || true
+	running_at_least() { (($(squeue -h -u "$OTHER" -t R -o %i | wc -l) >= $1)); }
+	until_true 60 running_at_least "$RUNNING" || true
 	report "  background: $(squeue -h -u "$OTHER" -t R -o %i | wc -l) running: $(cat "$OUT/running-submit.txt")"
 	(while :; do
 		runuser -u "$OTHER" -- env SLURM_CONF="$SLURM_CONF" sbatch -Q -p "$IDLE" -J churn \
