@@ -130,16 +130,17 @@ sdiag_jobs() { # the job-reading and submitting RPC types: "TYPE count N, ave_ti
 			line = $0; sub(/^[ \t]*/, "", line); gsub(/[ \t]+/, " ", line); print line }'
 }
 # poll_side MODE N: POLLS polls MODE (before|after) beside N foreign jobs,
-# plain then under strace
+# plain then under strace; the jobs matched: the stand-ins (rl.own*), not
+# other rl.* jobs a cluster shared with other work may hold
 poll_side() {
 	local mode=$1 tag="$2 foreign" f=$OUT/poll.f$2.$1 args=()
 	[[ $mode == after ]] && args=("$OUT/own-ids.txt")
 	sdiag --reset >/dev/null
-	"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.txt"
+	"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl.own "${args[@]}" >"$f.txt"
 	sdiag_jobs >"$f.sdiag"
 	# (LeakSanitizer cannot run under ptrace: a san build's leak check off)
 	LSAN_OPTIONS=detect_leaks=0 strace -f -qq -yy -e trace=read,recvfrom,recvmsg -e signal=none -o "$f.strace" \
-		"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl. "${args[@]}" >"$f.traced.txt"
+		"$SNAP_BENCH/engine-poll" "$POLLS" "$POLL_MS" rl.own "${args[@]}" >"$f.traced.txt"
 	local bytes
 	bytes=$(awk -v port=":$CTLD_PORT]" 'index($0, port) && / = [0-9]+$/ { n += $NF } END { print n + 0 }' "$f.strace")
 	rm -f "$f.strace"
@@ -159,10 +160,12 @@ if has_stage slurm; then
 	poll_side after 0
 	"$SNAP_BENCH/engine-submit" "$OTHER" "$IDLE" "$FOREIGN" other >"$OUT/foreign-submit.txt"
 	report "  background: $FOREIGN pending: $(cat "$OUT/foreign-submit.txt")"
-	ENGINE_SUBMIT_SLEEP=3600 "$SNAP_BENCH/engine-submit" "$OTHER" "$BUSY" "$RUNNING" otherrun \
+	: >"$OUT/running-submit.txt"
+	((RUNNING == 0)) || ENGINE_SUBMIT_SLEEP=3600 "$SNAP_BENCH/engine-submit" "$OTHER" "$BUSY" "$RUNNING" otherrun \
 		>"$OUT/running-submit.txt"
 	until_true() { local t=$1 i; shift; for ((i = 0; i < t * 5; i++)); do "$@" && return 0; sleep 0.2; done; "$@"; }
-	until_true 60 test "$(squeue -h -u "$OTHER" -t R -o %i | wc -l)" -ge "$RUNNING" || true
+	running_at_least() { (($(squeue -h -u "$OTHER" -t R -o %i | wc -l) >= $1)); }
+	until_true 60 running_at_least "$RUNNING" || true
 	report "  background: $(squeue -h -u "$OTHER" -t R -o %i | wc -l) running: $(cat "$OUT/running-submit.txt")"
 	(while :; do
 		runuser -u "$OTHER" -- env SLURM_CONF="$SLURM_CONF" sbatch -Q -p "$IDLE" -J churn \

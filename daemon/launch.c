@@ -319,8 +319,10 @@ static void sh_quote(struct strbuf *sb, const char *s)
 
 static char **job_environment(const struct engine *e, uid_t uid)
 {
+	/* FONTCONFIG_FILE: scripts/deps --unpack's, where gnuplot (a job
+	 * or a daemon-side step) finds the stack's fonts */
 	static const char *const pass[] = { "ROOFLINE_LIBEXEC", "ROOFLINE_ETC",
-					    "LANG", "TZ" };
+					    "LANG", "TZ", "FONTCONFIG_FILE" };
 	struct passwd *pw = getpwuid(uid);
 	char **env = xcalloc(ARRAY_SIZE(pass) + 7, sizeof(char *));
 	size_t n = 0;

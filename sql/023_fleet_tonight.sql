@@ -23,7 +23,7 @@ returns table (run_id bigint, pipeline text, night date, node text,
 	       threshold_pct double precision, flagged boolean, class text,
 	       severity text, cause text, synthetic text)
 language sql stable security invoker
-set search_path = pg_catalog, public
+set search_path = pg_catalog, public, pg_temp
 -- the CTEs' row counts are unknown to the planner (it guesses one): a
 -- nested loop over 144,000 figures x the findings would take minutes
 set enable_nestloop = off

@@ -26,8 +26,10 @@ ok "slurmctld is stopped while two jobs run" "$ROOT/scripts/cluster" ctld-stop
 # queued while slurmctld is down: the daemon tries to submit their first steps
 for i in 3 4; do runs+=("$(submit_as alice "$TEST_TMP/ctld.yaml")"); done
 like "${runs[*]}" '^[0-9]+ [0-9]+ [0-9]+ [0-9]+$' "runs are still queued (roofline submit warns)"
+# (a poll while slurmctld is down takes libslurm's connection retries, about
+# 20 s here, before the tick goes on to the submissions)
 ok "the daemon left the unanswered submissions 'submitting'" \
-	wait_for "grep -q 'left submitting, to be looked for by its job name once slurmctld answers' '$DAEMON_LOG'" 20
+	wait_for "grep -q 'left submitting, to be looked for by its job name once slurmctld answers' '$DAEMON_LOG'" 60
 sleep 1 # several polls and passes without slurmctld
 ok "slurmctld starts again from its saved state" "$ROOT/scripts/cluster" ctld-start
 for r in "${runs[@]}"; do wait_run "$r" 120; done

@@ -6,6 +6,9 @@
 # --ldconfig links them again (it once took its own earlier links, gone by
 # then, for the system's, and linked nothing: seen on the GPU machine).
 # --ldconfig writes a private conf and cache here (ROOFLINE_DEPS_LDSO_*).
+# The printed FONTCONFIG_FILE finds the prefix's font where the system's
+# fontconfig file names none (ROOFLINE_DEPS_SYSTEM_FONTS_CONF), and gnuplot
+# draws a PNG's text with it (on the GPU machine the PNGs had no text).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -39,6 +42,24 @@ mkdir -p "$W/slurmd/usr/sbin"
 printf '#!/bin/sh\necho fake slurmd\n' >"$W/slurmd/usr/sbin/slurmd-wlm"
 chmod 0755 "$W/slurmd/usr/sbin/slurmd-wlm"
 mkdeb slurmd
+# fontconfig-config: its fonts.conf names a font directory with no font (as
+# the GPU machine's /usr/share/fonts), and so does the "system's" file.
+printf '<?xml version="1.0"?>\n<fontconfig><dir>%s</dir><cachedir>%s</cachedir></fontconfig>\n' \
+	"$W/no-fonts" "$W/fc-cache" >"$W/system-fonts.conf"
+mkdir -p "$W/fontconfig-config/etc/fonts"
+cp "$W/system-fonts.conf" "$W/fontconfig-config/etc/fonts/fonts.conf"
+mkdeb fontconfig-config
+export ROOFLINE_DEPS_SYSTEM_FONTS_CONF=$W/system-fonts.conf
+# fonts: the system's DejaVu Sans (fonts-dejavu-core, a test package) as a
+# package's font.
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+have_fonts=0
+if [[ -r $FONT ]] && command -v fc-list >/dev/null && command -v gnuplot >/dev/null; then
+	have_fonts=1
+	mkdir -p "$W/fonts/usr/share/fonts/truetype/rl"
+	cp "$FONT" "$W/fonts/usr/share/fonts/truetype/rl/"
+	mkdeb fonts
+fi
 
 P=$W/prefix
 export ROOFLINE_DEPS_LDSO_CONF=$W/ld.so.conf ROOFLINE_DEPS_LDSO_CACHE=$W/ld.so.cache
@@ -48,12 +69,36 @@ ok "a private ld.so cache of the system's libraries" ldconfig -C "$W/ld.so.cache
 
 out=$("$DEPS" --unpack "$W/debs" "$P" 2>"$W/err")
 is "$?" 0 "--unpack DIR PREFIX exits 0"
-like "$(cat "$W/err")" "unpacked 2 packages into $P; 1 libraries the system lacks" "... says what it did"
+like "$(cat "$W/err")" "unpacked $((3 + have_fonts)) packages into $P; 1 libraries the system lacks" "... says what it did"
 like "$out" "export ROOFLINE_SLURMSTEPD=$P/usr/sbin/slurmstepd" "... prints the variables scripts/cluster reads"
 is "$(readlink "$P/usr/sbin/slurmd")" slurmd-wlm "... links slurmd to slurmd-wlm, as update-alternatives would"
 is "$(readlink "$P/lib/rooflined-stack/librlfake.so.3")" "$P/usr/lib/x86_64-linux-gnu/librlfake.so.3" \
 	"... links the library the system lacks, by its soname"
 ok "... not the one whose soname the system has (libz.so.1)" test ! -e "$P/lib/rooflined-stack/libz.so.1"
+
+# The fonts, as a job of the daemon's would see them: only the printed
+# FONTCONFIG_FILE (the daemon passes it on), HOME and caches of the test's.
+if ((have_fonts)); then
+	fcf=$(sed -n 's/^export FONTCONFIG_FILE=//p' <<<"$out")
+	fc() { env -i PATH=/usr/bin:/bin HOME="$W/home" XDG_CACHE_HOME="$W/cache" ${fcf:+FONTCONFIG_FILE="$fcf"} "$@"; }
+	like "$(fc fc-list : file)" "$P/usr/share/fonts/truetype/rl/DejaVuSans.ttf" \
+		"... FONTCONFIG_FILE finds the prefix's font (the system's file names none)"
+	like "$(fc fc-match sans file)" "$P/usr/share/fonts/" "... and fc-match picks it for 'sans'"
+	# One chart with a label and one without: with no font they are the same.
+	for t in plain label; do
+		lbl=
+		[[ $t == label ]] && lbl='set label "rooflined PNG text" at graph 0.2, 0.5'
+		printf 'set terminal pngcairo size 320,200\nset output "%s"\nunset tics\nunset key\n%s\nplot [0:1] x\n' \
+			"$W/$t.png" "$lbl" >"$W/$t.gp"
+		fc gnuplot "$W/$t.gp" 2>>"$W/gnuplot.err"
+	done
+	# shellcheck disable=SC2317 # called through ok
+	differ() { test -s "$1" && test -s "$2" && ! cmp -s "$1" "$2"; }
+	ok "... gnuplot's pngcairo draws the text (a PNG with a label differs from one without)" \
+		differ "$W/label.png" "$W/plain.png"
+else
+	skip "needs $FONT (fonts-dejavu-core), fc-list and gnuplot" 3
+fi
 
 for round in first second; do
 	"$DEPS" --unpack "$W/debs" "$P" --ldconfig >/dev/null 2>"$W/err"

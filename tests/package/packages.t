@@ -130,8 +130,6 @@ if [[ -n $NVCC ]]; then
 		"roofline-gpu depends on roofline-job of its version"
 	gneeded=$(for p in $progs; do objdump -p "/usr/lib/rooflined/$p" | awk '/NEEDED/ { print $2 }'; done | sort -u)
 	note "roofline-gpu NEEDED: $(tr '\n' ' ' <<<"$gneeded")"
-	# (ld-linux: the C runtime's dynamic loader, which this toolkit's link
-	# names in every program)
 	is "$(grep -vxE 'lib(c|m|dl|rt|pthread)\.so\.[0-9]+|ld-linux-x86-64\.so\.2|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libcublas(Lt)?\.so\.[0-9]+' <<<"$gneeded")" "" \
 		"its programs need the C and C++ runtimes and cuBLAS only (the CUDA runtime is linked in)"
 	# The installed ert-bench runs: measures where a GPU is, and says
