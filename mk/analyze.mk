@@ -64,5 +64,6 @@ $(B)/obj/plugins/instruction/instr_math.o: common/instr_math.c
 $(B)/plugins/instruction.so: $(IR_PIC_OBJS)
 $(B)/tests/test_instr_math: $(B)/obj/common/instr_math.o
 PLUGIN_LIBS_instruction := -lm
+PLUGIN_LIBS_hierarchical := -lm # fmin, fmax (plugins/hierarchical/ranks.c)
 $(B)/tests/test_instruction: $(B)/obj/plugins/instruction/ir_chart.o $(B)/obj/common/instr_math.o \
 	$(B)/obj/plugins/gnuplot/gp_exec.o $(NCU_TABLE_OBJS)
