@@ -83,9 +83,14 @@ $(B)/obj/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 $(B)/obj/tests/plugins/%.o: CFLAGS += -fPIC -fvisibility=hidden
 
 # PLUGIN_LIBS_<name>: libraries a plugin links beyond libc (set in mk/).
+# -z defs: a plugin names every library it needs (a symbol left to the
+# host's would load where the host happens to have that library and fail
+# elsewhere: hierarchical.so's fmin on the GPU machine); not in the
+# sanitizer builds, whose runtime the host brings.
+PLUGIN_ZDEFS := $(if $(filter san fuzz,$(VARIANT)),,-Wl,-z,defs)
 $(B)/plugins/%.so: $(B)/obj/plugins/%.o
 	@mkdir -p $(@D)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(PLUGIN_LIBS_$*)
+	$(CC) -shared $(LDFLAGS) $(PLUGIN_ZDEFS) -o $@ $^ $(PLUGIN_LIBS_$*)
 
 $(B)/test-plugins/%.so: $(B)/obj/tests/plugins/%.o
 	@mkdir -p $(@D)

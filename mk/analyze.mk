@@ -60,6 +60,7 @@ IR_PIC_OBJS := $(B)/obj/plugins/instruction/ir_chart.o \
 $(B)/plugins/instruction.so: $(IR_PIC_OBJS)
 $(B)/tests/test_instr_math: $(B)/obj/plugins/instruction/instr_math.o
 PLUGIN_LIBS_instruction := -lm
+PLUGIN_LIBS_hierarchical := -lm # fmin, fmax (plugins/hierarchical/ranks.c)
 $(B)/tests/test_instruction: $(B)/obj/plugins/instruction/ir_chart.o \
 	$(B)/obj/plugins/instruction/ir_model.o \
 	$(B)/obj/plugins/instruction/instr_math.o $(B)/obj/plugins/gnuplot_run/gp_exec.o \
