@@ -41,9 +41,10 @@ DB_SRC     := daemon/db.c
 SLURM_SRC  := daemon/slurm.c
 
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
-              daemon/engine.c daemon/runs.c daemon/launch.c daemon/ingest.c \
-              daemon/schedule.c daemon/migrate.c daemon/history.c \
-              daemon/notify.c daemon/partitions.c daemon/run_info.c \
+              daemon/engine.c daemon/engine_state.c daemon/runs.c \
+              daemon/launch.c daemon/ingest.c daemon/schedule.c \
+              daemon/migrate.c daemon/step_inputs.c \
+              daemon/notify.c daemon/partitions.c \
               daemon/site.c daemon/site_files.c daemon/site_page.c \
               daemon/site_tonight.c daemon/spool_dirs.c \
               daemon/step_policy.c daemon/leader.c daemon/spool_space.c
@@ -67,7 +68,8 @@ CUDA_PROGS := $(basename $(notdir $(wildcard kernels/*.cu)))
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: FORCE all jobside cuda check unit unit-build integration demo install clean bench
+.PHONY: FORCE all jobside cuda check unit unit-build integration demo install clean bench \
+        layering
 all: $(B)/bin/rooflined $(B)/bin/roofline $(B)/bin/roofline-job \
      $(foreach p,$(PLUGINS),$(B)/plugins/$(p).so) cuda
 
@@ -177,8 +179,9 @@ unit: unit-build
 	  ROOFLINE_BUILD=$(B) $$t; done
 
 # The README's test command.  Installs what is missing, then runs the unit
-# tests in the debug and san builds, the fuzz targets' short run (mk/fuzz.mk:
-# each target's corpus and 5 s of fuzzing), builds the Debian packages from a clean
+# tests in the debug and san builds, the layering check (scripts/layering),
+# the fuzz targets' short run (mk/fuzz.mk: each target's corpus and 5 s of
+# fuzzing), builds the Debian packages from a clean
 # copy of the tree (mk/deb.mk: release variant, lintian), and runs the
 # integration tests (san build) and the package tests (tests/package/: the
 # .debs installed, run and purged; docs/install.md run as written) on three
@@ -198,6 +201,7 @@ check:
 	scripts/deps
 	$(MAKE) -j$(JOBS) VARIANT=debug $(CHECK_CUDA) unit-build
 	$(MAKE) VARIANT=debug $(CHECK_CUDA) unit
+	scripts/layering --build build/debug
 	$(MAKE) -j$(JOBS) VARIANT=san unit-build
 	$(MAKE) VARIANT=san unit
 	$(MAKE) -j$(JOBS) fuzz-check
@@ -205,6 +209,11 @@ check:
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
 	  scripts/run-integration VARIANT=san --no-build --jobs 3 \
 	  tests/integration/*.t tests/package/*.t
+
+# The layers of docs/architecture.md: includes, calls (nm over this build's
+# objects) and loops; seconds.  tests/integration/layering.t tests the check.
+layering: unit-build
+	scripts/layering --build $(B)
 
 integration: all $(TEST_DEPS)
 	scripts/run-integration VARIANT=$(VARIANT) --no-build
@@ -228,6 +237,15 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+# A dependency file names its object's source first, and -MP gives only the
+# headers an empty rule: a source that has moved or gone (a file moved
+# between folders) gets one here, so that make rebuilds the object from
+# where its source is now (or leaves it, when nothing needs it) instead of
+# stopping at a prerequisite it cannot make.
+MOVED_SRCS := $(shell find build -name '*.d' -exec awk 'FNR == 1 { s = "" } \
+	s == "" { for (i = (FNR == 1 ? 2 : 1); i <= NF; i++) if ($$i != "\\") { s = $$i; break } \
+	if (s != "") { if ((getline l < s) < 0) print s; close(s); nextfile } }' {} + 2>/dev/null | sort -u)
+$(foreach s,$(MOVED_SRCS),$(eval $(s):))
 
 # Test tools: small programs the integration tests drive.
 $(B)/tests/slurm_pg_probe: $(call OBJ,tests/tools/slurm_pg_probe.c $(DB_SRC) $(SLURM_SRC) $(COMMON_SRC))

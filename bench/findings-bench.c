@@ -8,9 +8,12 @@
  * Each repeat makes DIR/attempt-N and does what daemon/launch.c's
  * prepare_attempt() and a daemon child do for a step of PLUGIN in run RUN:
  *
- *   (a) history_prepare() - daemon/history.c itself, linked in: the
- *       history queries of the plugin's sets, their rows as records, the
- *       attempt's history/records.tsv - then params.tsv (job_spec_format);
+ *   (a) step_inputs_prepare() - daemon/step_inputs.c itself, linked in:
+ *       the history queries of the plugin's sets, their rows as records,
+ *       the attempt's history/records.tsv, and the run's snapshot (three
+ *       small queries; the step row here has no id, so no run_step
+ *       records) - then params.tsv (job_spec_format).  Until issue 25 the
+ *       snapshot was a separate call that this benchmark left out;
  *   (b) roofline-job on the attempt directory (fork + exec, as the daemon's
  *       child does, without the change of user): the plugin reads its
  *       inputs and the history and writes records.tsv and exit.tsv.
@@ -40,7 +43,7 @@
 #include "config.h"
 #include "db.h"
 #include "engine.h"
-#include "history.h"
+#include "step_inputs.h"
 #include "job_host.h"
 #include "log.h"
 #include "strbuf.h"
@@ -251,8 +254,8 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 	t0 = now_ms(), c0 = cpu_ms(), p0 = proc_cpu_ms(pg_pid);
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	rc = dir_fd < 0 ? -errno
-			: history_prepare(e, s, dir_fd, dir, getuid(), getgid(),
-					  &spec, &err);
+			: step_inputs_prepare(e, s, dir_fd, dir, getuid(),
+					      getgid(), &spec, &err);
 	if (dir_fd >= 0)
 		close(dir_fd);
 	if (rc == 0) {

@@ -26,7 +26,7 @@
 # bench/lib.sh), applies sql/*.sql with psql to a database of its own, and generates the history in
 # PostgreSQL (bench/findings-bench.sql: recorded figures x declared noise,
 # labelled synthetic, a few declared perturbations).  Each step is run by
-# bench/findings-bench.c, which links daemon/history.c: (a) the history
+# bench/findings-bench.c, which links daemon/step_inputs.c: (a) the history
 # queries and the attempt's history/records.tsv, exactly as the daemon
 # prepares a daemon-side step, then (b) roofline-job on the attempt
 # directory.  Stops the cluster and removes its directory (KEEP=1 keeps it).
@@ -208,7 +208,7 @@ awk -F'\t' -v OFS='\t' -v dir="$FDIR" -v list="$W/fleet-inputs.tsv" '
 say "fleet inputs: $(wc -l <"$W/fleet-inputs.tsv") ert@NODE attempts, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling') ceiling records, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l) records in all"
 
 # ---- EXPLAIN (ANALYZE, BUFFERS) of the history queries -------------------------
-# The statements daemon/history.c sends, with the steps' options.
+# The statements daemon/step_inputs.c sends, with the steps' options.
 HQ=(
 	"gpu_history|select * from rl_gpu_history($FRUN, 90)"
 	"run_points (run)|select * from rl_run_points($KRUN)"

@@ -1,6 +1,6 @@
 /*
- * ncu-parse-bench - how fast common/ncu_csv.c parses a large raw-page export
- * (and common/ncu_record.c builds its records).
+ * ncu-parse-bench - how fast plugins/ncu/ncu_csv.c parses a large raw-page export
+ * (and plugins/ncu/ncu_record.c builds its records).
  *
  * Builds, in memory, an ncu raw-page CSV of N launches from a real capture
  * (its ncu lines, header and units rows, then its data rows repeated with new
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_table.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_table.h"
 
 static double now(void)
 {

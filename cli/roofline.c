@@ -49,17 +49,6 @@ static void usage(FILE *out)
 		     "0 ok, 1 failed, 2 usage.\n");
 }
 
-int cli_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* The client configuration, then the command. */
 static int run_command(const struct command *c, int argc, char **argv)
 {

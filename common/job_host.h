@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 #define JOB_PARAMS_FILE "params.tsv"

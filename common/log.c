@@ -8,6 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 static const char *log_ident = "rooflined";
 static enum rl_log_level log_threshold = RL_LOG_INFO;
 static bool log_to_syslog;
@@ -48,24 +50,7 @@ bool log_enabled(enum rl_log_level level)
 
 void log_escape(const char *in, char *out, size_t size)
 {
-	size_t n = 0;
-
-	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
-		char esc[5];
-		size_t len = 1;
-
-		esc[0] = (char)*p;
-		if (*p == '\n' || *p == '\t')
-			len = (size_t)snprintf(esc, sizeof(esc), "\\%c",
-					       *p == '\n' ? 'n' : 't');
-		else if (*p < 0x20 || *p == 0x7f)
-			len = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", *p);
-		if (n + len >= size)
-			break;
-		memcpy(out + n, esc, len);
-		n += len;
-	}
-	out[n] = '\0';
+	utf8_escape(out, size, in, UTF8_ESCAPE_LINE);
 }
 
 void log_vmsg(enum rl_log_level level, const char *who, const char *fmt,

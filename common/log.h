@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdbool.h>
 
-#include "rooflined_plugin.h" /* enum rl_log_level */
+#include "rooflined/plugin.h" /* enum rl_log_level */
 
 /* Set the program name, the threshold and the sink.  Safe to call again
  * (SIGHUP reload).  ident is borrowed and must outlive the program. */
@@ -24,9 +24,10 @@ int log_level_parse(const char *text, enum rl_log_level *level);
 /* True when a line of this level would be written. */
 bool log_enabled(enum rl_log_level level);
 
-/* Copy in to out (size bytes with the NUL), control characters escaped
- * (\n, \t, \xNN): one message is one line, whatever text a user gave it
- * (every log line goes through it). */
+/* Copy in to out (size bytes with the NUL), escaped by utf8_escape()
+ * (common/utf8.h, UTF8_ESCAPE_LINE: \n, \t, \xNN, \u00NN): one message is
+ * one line of well-formed UTF-8 without control characters, whatever text a
+ * user gave it (every log line goes through it). */
 void log_escape(const char *in, char *out, size_t size);
 
 void log_vmsg(enum rl_log_level level, const char *who, const char *fmt,

@@ -9,7 +9,7 @@
 
 const char *options_type_name(enum rl_opt_type type)
 {
-	switch (type) {
+	switch (RL_OPT_TYPE(type)) {
 	case RL_OPT_STRING: return "string";
 	case RL_OPT_INT: return "int";
 	case RL_OPT_DOUBLE: return "number";
@@ -23,7 +23,9 @@ const char *options_type_name(enum rl_opt_type type)
 
 static size_t type_size(enum rl_opt_type type)
 {
-	switch (type) {
+	if ((unsigned)type & ~(0xffu | RL_OPT_PROGRAM))
+		return 0;
+	switch (RL_OPT_TYPE(type)) {
 	case RL_OPT_STRING:
 	case RL_OPT_PATH: return sizeof(char *);
 	case RL_OPT_INT: return sizeof(long);
@@ -37,7 +39,23 @@ static size_t type_size(enum rl_opt_type type)
 
 bool options_is_list(const struct rl_option *opt)
 {
-	return opt->type == RL_OPT_LIST || opt->type == RL_OPT_COMMAND;
+	return RL_OPT_TYPE(opt->type) == RL_OPT_LIST ||
+	       RL_OPT_TYPE(opt->type) == RL_OPT_COMMAND;
+}
+
+bool options_names_program(const struct rl_option *opt)
+{
+	return ((unsigned)opt->type & RL_OPT_PROGRAM) ||
+	       RL_OPT_TYPE(opt->type) == RL_OPT_COMMAND;
+}
+
+/* RL_OPT_PROGRAM only on a string, path, list (or command) option. */
+static bool program_mark_fits(enum rl_opt_type type)
+{
+	enum rl_opt_type t = RL_OPT_TYPE(type);
+
+	return !((unsigned)type & RL_OPT_PROGRAM) || t == RL_OPT_STRING ||
+	       t == RL_OPT_PATH || t == RL_OPT_LIST || t == RL_OPT_COMMAND;
 }
 
 static size_t table_count(const struct rl_plugin *p)
@@ -84,7 +102,7 @@ static int check_value(const struct rl_option *opt, const char *value,
 	double d;
 	int b;
 
-	switch (opt->type) {
+	switch (RL_OPT_TYPE(opt->type)) {
 	case RL_OPT_INT:
 		if (util_parse_long(value, &l) == 0)
 			return 0;
@@ -137,6 +155,12 @@ int options_table_check(const struct rl_plugin *p, const char *path,
 			strbuf_addf(err, "%s: option table: '%s' has unknown type %d",
 				    path, o->key, (int)o->type);
 			rc = -EINVAL;
+		} else if (!program_mark_fits(o->type)) {
+			strbuf_addf(err, "%s: option table: '%s' is a %s marked as "
+				    "naming a program (RL_OPT_PROGRAM: only string, "
+				    "path and list options)", path, o->key,
+				    options_type_name(o->type));
+			rc = -EINVAL;
 		} else if (o->offset + size > p->config_size) {
 			strbuf_addf(err,
 				    "%s: option table: '%s' lies outside the %zu-byte config",
@@ -179,7 +203,7 @@ static void store_value(void *config, const struct rl_option *opt,
 {
 	char *field = (char *)config + opt->offset;
 
-	switch (opt->type) {
+	switch (RL_OPT_TYPE(opt->type)) {
 	case RL_OPT_STRING:
 	case RL_OPT_PATH:
 		free(*(char **)field);
@@ -228,7 +252,7 @@ int options_set(struct options *o, const char *key, const char *value,
 	}
 	if (check_value(opt, value, err) < 0)
 		return -EINVAL;
-	if (opt->type == RL_OPT_COMMAND && !*value &&
+	if (RL_OPT_TYPE(opt->type) == RL_OPT_COMMAND && !*value &&
 	    ((struct rl_strlist *)((char *)o->config + opt->offset))->n == 0) {
 		strbuf_addf(err, "option '%s': empty program name", key);
 		return -EINVAL;
@@ -282,7 +306,8 @@ void options_free(struct options *o)
 		const struct rl_option *opt = &o->plugin->options[i];
 		char *field = (char *)o->config + opt->offset;
 
-		if (opt->type == RL_OPT_STRING || opt->type == RL_OPT_PATH) {
+		if (RL_OPT_TYPE(opt->type) == RL_OPT_STRING ||
+		    RL_OPT_TYPE(opt->type) == RL_OPT_PATH) {
 			free(*(char **)field);
 		} else if (options_is_list(opt)) {
 			struct rl_strlist *l = (struct rl_strlist *)field;

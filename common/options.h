@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 struct options {
@@ -38,6 +38,11 @@ const struct rl_option *options_find(const struct rl_plugin *p,
 /* True for options that take a YAML sequence (RL_OPT_LIST, RL_OPT_COMMAND). */
 bool options_is_list(const struct rl_option *opt);
 
+/* True for options that name a program the plugin runs, or steer it
+ * (RL_OPT_PROGRAM, and every RL_OPT_COMMAND): what a user's daemon-side
+ * step may not set (daemon/step_policy.h). */
+bool options_names_program(const struct rl_option *opt);
+
 /* A zeroed config for p.  Caller frees with options_free. */
 struct options *options_new(const struct rl_plugin *p);
 
@@ -53,7 +58,7 @@ void options_free(struct options *o);
 /* Print the table as `--help` text, one option per line. */
 void options_print_help(FILE *out, const struct rl_plugin *p);
 
-/* "string", "int", ...  */
+/* "string", "int", ... (the type without RL_OPT_PROGRAM) */
 const char *options_type_name(enum rl_opt_type type);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * plugin_loader.h - find, open and verify plugins (plugins/rooflined_plugin.h).
+ * plugin_loader.h - find, open and verify plugins (include/rooflined/plugin.h).
  *
  * Verification order (Slurm's plugin_version / _verify_syms habit): the file
  * is a readable ELF shared object and not a program; dlopen(RTLD_NOW |
@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 struct plugin_handle {

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 #define RECORDS_MAX_FIELDS 512

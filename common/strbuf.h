@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct strbuf {
 	char *buf;

@@ -51,6 +51,11 @@ bool utf8_valid(const char *s, size_t len)
 
 size_t utf8_sanitize(char *dst, size_t size, const char *src)
 {
+	return utf8_escape(dst, size, src, 0);
+}
+
+size_t utf8_escape(char *dst, size_t size, const char *src, unsigned flags)
+{
 	size_t left = strlen(src), out = 0;
 	char esc[8];
 
@@ -59,7 +64,10 @@ size_t utf8_sanitize(char *dst, size_t size, const char *src)
 		size_t n = utf8_char_len(src, left), take;
 		const char *from = src;
 
-		if (n == 0 || c < 0x20 || c == 0x7f) {
+		if ((flags & UTF8_ESCAPE_LINE) && (c == '\n' || c == '\t')) {
+			snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : 't');
+			from = esc, take = 2, n = 1;
+		} else if (n == 0 || c < 0x20 || c == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\x%02x", c);
 			from = esc, take = 4, n = 1;
 		} else if (n == 2 && c == 0xc2 && (unsigned char)src[1] < 0xa0) {

@@ -25,14 +25,19 @@ size_t utf8_char_len(const char *s, size_t n);
 bool utf8_valid(const char *s, size_t len);
 
 /*
+ * The one escaper of users' text (stored text, exit records, log lines).
  * Copy the C string src into dst (size >= 1 bytes, always terminated) as
  * well-formed UTF-8 without control characters: each byte of an ill-formed
- * sequence, each C0 control character (TAB and LF included) and DEL
- * becomes "\xNN"; a C1 control character (U+0080-U+009F) becomes "\u00NN".
- * Everything else is copied as it is.  A character or escape that does not
- * fit whole is left out with all after it.  Returns the bytes written
- * (without the NUL).
+ * sequence, each C0 control character and DEL becomes "\xNN" (with
+ * UTF8_ESCAPE_LINE, LF and TAB become "\n" and "\t"); a C1 control
+ * character (U+0080-U+009F) becomes "\u00NN".  Everything else is copied as
+ * it is.  A character or escape that does not fit whole is left out with
+ * all after it.  Returns the bytes written (without the NUL).
  */
+#define UTF8_ESCAPE_LINE 1u /* "\n", "\t" for LF, TAB: a log line's forms */
+size_t utf8_escape(char *dst, size_t size, const char *src, unsigned flags);
+
+/* utf8_escape() without flags: TAB and LF as "\x09", "\x0a" too. */
 size_t utf8_sanitize(char *dst, size_t size, const char *src);
 
 #endif

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 struct config {

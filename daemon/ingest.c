@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "log.h"
 #include "records.h"
+#include "spool_space.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -319,4 +320,115 @@ out:
 		fclose(in);
 	free(path);
 	return rc;
+}
+
+/* ---- an ended attempt: ingested, retried or failed ---------------------- */
+
+/* "9 (SIGKILL)" */
+static void describe_signal(struct strbuf *sb, int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	strbuf_addf(sb, "%d", sig);
+	if (abbrev)
+		strbuf_addf(sb, " (SIG%s)", abbrev);
+}
+
+static void describe_slurm_end(struct strbuf *sb, const struct step_row *s,
+			       const struct attempt_end *end)
+{
+	if (s->on_daemon) {
+		if (end)
+			strbuf_addf(sb, "timed out after %ld s", s->timeout_s);
+		else
+			strbuf_addstr(sb, "daemon child ended without an exit record");
+		return;
+	}
+	if (!end) {
+		strbuf_addf(sb, "Slurm job %u vanished without an exit record",
+			    s->job_id);
+		return;
+	}
+	strbuf_addf(sb, "Slurm job %u ended %s", s->job_id, end->state);
+	if (end->node && *end->node)
+		strbuf_addf(sb, " on %s", end->node);
+	if (end->signal > 0) {
+		strbuf_addstr(sb, ", killed by signal ");
+		describe_signal(sb, end->signal);
+	} else if (end->exit_code > 0) {
+		strbuf_addf(sb, " (exit code %d)", end->exit_code);
+	}
+	strbuf_addstr(sb, " without an exit record");
+	if (end->trouble && *end->trouble)
+		strbuf_addf(sb, ": %s", end->trouble);
+}
+
+void ingest_step_finished(struct engine *e, const struct step_row *s,
+			  const struct attempt_end *end)
+{
+	char *dir = engine_attempt_dir(s, s->attempt);
+	const char *slurm_state = end ? end->state : NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct job_exit ex;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int rc;
+
+	strbuf_init(&err);
+	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
+		engine_step_failed(e, s, err.buf, false);
+		goto out;
+	}
+	rc = ingest_read_exit(e->cfg, dir, uid, &ex, &err);
+	if (rc == -EFBIG) { /* what the user left there: no retry */
+		engine_step_failed(e, s, err.buf, false);
+		goto out;
+	}
+	if (rc == 0 && ex.status == RL_OK &&
+	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
+		rc = ingest_attempt(e, s, dir, &ex, uid, &err);
+		if (rc == -EINVAL)
+			engine_step_failed(e, s, err.buf, false);
+		/* -EIO: the database went away; the next tick tries again */
+		goto out;
+	}
+	/* A full spool failed it (records or exit record unwritable): not
+	 * the step's fault; it waits for space (spool_space.h) */
+	if ((rc != 0 || ex.status != RL_OK) &&
+	    spool_space_give_back(e, s, dir, rc == 0 ? ex.error : NULL))
+		goto out;
+	/* Past its timeout, whoever ended it (our SIGTERM, Slurm's limit, the
+	 * child's alarm) and however Slurm names the end: a time-out. */
+	if (rc != 0 && s->timeout_s > 0 && s->run_s >= s->timeout_s) {
+		strbuf_addf(&err, "timed out after %ld s", s->timeout_s);
+		if (end && !s->on_daemon)
+			strbuf_addf(&err, " (Slurm job %u ended %s)", s->job_id,
+				    end->state);
+		engine_step_failed(e, s, err.buf, true);
+		goto out;
+	}
+	if (slurm_state && strcmp(slurm_state, "CANCELLED") == 0) {
+		struct step_change c = STEP_CHANGE_NONE;
+
+		c.ended = true;
+		c.error = "cancelled";
+		c.detail = "Slurm job cancelled";
+		engine_step_set_state(e, s, "cancelled", &c);
+		engine_skip_dependents(e, s);
+		goto out;
+	}
+	if (rc == 0) {
+		strbuf_addstr(&err, ex.error[0] ? ex.error : "plugin failed");
+		if (slurm_state && strcmp(slurm_state, "COMPLETED") != 0)
+			strbuf_addf(&err, " (Slurm: %s)", slurm_state);
+		engine_step_failed(e, s, err.buf, ex.status == RL_RETRY);
+	} else {
+		describe_slurm_end(&err, s, end);
+		engine_step_failed_on(e, s, err.buf, true,
+				      end && end->trouble && *end->trouble
+					      ? end->node : NULL);
+	}
+out:
+	strbuf_release(&err);
+	free(dir);
 }

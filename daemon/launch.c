@@ -29,13 +29,12 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "history.h"
 #include "log.h"
 #include "records.h"
-#include "run_info.h"
 #include "slurm.h"
 #include "spool_dirs.h"
 #include "spool_space.h"
+#include "step_inputs.h"
 #include "step_policy.h"
 #include "util.h"
 
@@ -228,7 +227,8 @@ static void attempt_names(const struct step_row *s, int attempt, char **step,
 }
 
 /*
- * Make the attempt directory dir, write params.tsv (and the history input)
+ * Make the attempt directory dir, write params.tsv (with what the daemon
+ * knows: step_inputs.h, and the history input)
  * into it, then hand it to the user; through descriptors only
  * (spool_dirs.h): the run's and the step's directories must be root's
  * alone, and the attempt directory is made here, fresh (one left by an
@@ -279,14 +279,9 @@ static int prepare_attempt(struct engine *e, const struct step_row *s,
 		rc = -EIO;
 		goto out;
 	}
-	rc = history_prepare(e, s, att_fd, dir, uid, gid, &spec, err);
+	rc = step_inputs_prepare(e, s, att_fd, dir, uid, gid, &spec, err);
 	if (rc < 0)
 		goto out;
-	if (s->on_daemon && run_info_add(e->db, s->run_id, s->id, &spec) < 0) {
-		strbuf_addf(err, "cannot read the run's records: %s", db_error(e->db));
-		rc = -EIO;
-		goto out;
-	}
 	job_spec_format(&spec, &params);
 	rc = spool_file_write(att_fd, JOB_PARAMS_FILE, params.buf, params.len,
 			      uid, gid, 0600);
@@ -864,7 +859,7 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	if (job->phase != SLURM_PHASE_DONE && job->phase != SLURM_PHASE_CANCELLED &&
 	    *job->nodes && slurm_node_trouble(job->nodes, &trouble))
 		end.trouble = trouble.buf;
-	engine_step_finished(ps->e, s, &end);
+	ingest_step_finished(ps->e, s, &end);
 	strbuf_release(&trouble);
 	return 0;
 }
@@ -909,7 +904,7 @@ static void poll_slurm(struct engine *e)
 	/* Jobs Slurm has forgotten: their exit record tells. */
 	for (int i = 0; i < ps.n; i++)
 		if (!ps.seen[i])
-			engine_step_finished(e, &ps.rows[i], NULL);
+			ingest_step_finished(e, &ps.rows[i], NULL);
 out:
 	strbuf_release(&err);
 	free(ids);
@@ -1017,9 +1012,9 @@ static void poll_daemon_children(struct engine *e)
 						   .exit_code = -1,
 						   .signal = SIGALRM };
 
-			engine_step_finished(e, s, &end);
+			ingest_step_finished(e, s, &end);
 		} else {
-			engine_step_finished(e, s, NULL);
+			ingest_step_finished(e, s, NULL);
 		}
 		strbuf_release(&err);
 		free(dir);

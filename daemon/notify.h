@@ -21,7 +21,7 @@
 #ifndef ROOFLINE_NOTIFY_H
 #define ROOFLINE_NOTIFY_H
 
-#include "engine.h"
+#include "engine_state.h"
 
 /* At start: findings left 'sending' by a crash become 'interrupted'. */
 void notify_recover(struct engine *e);

@@ -958,6 +958,7 @@ static void step_release(struct pipeline_step *st)
 	free(st->opts);
 	free(st->timeout_text);
 	free(st->pending_limit_text);
+	free(st->program_option);
 	pipeline_app_release(&st->app);
 }
 

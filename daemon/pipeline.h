@@ -83,6 +83,10 @@ struct pipeline_step {
 	struct job_pair *opts;  /* `with:` as key/value text, in order; a list
 	                           option repeats its key once per item */
 	size_t n_opts;
+	char *program_option;   /* the first `with:` key whose option names a
+	                           program (options_names_program: the plugin's
+	                           RL_OPT_PROGRAM or a command); NULL: none, or
+	                           the plugins were not opened (no plugin_dir) */
 	int retries;            /* 0..PIPELINE_RETRIES_MAX, default 0 */
 	long timeout_s;         /* effective: the step's `timeout`, else
 	                           slurm.time_s for Slurm steps (0: the

@@ -257,6 +257,9 @@ static bool load_option(const struct option_ctx *c,
 			    key, where, options_type_name(opt->type));
 		return false;
 	}
+	/* the first option that names a program, for the daemon's policy */
+	if (opt && options_names_program(opt) && !c->st->program_option)
+		c->st->program_option = xstrdup(key);
 	if (v->kind == YTREE_SCALAR)
 		return set_option(c, opt, key, v, 0);
 	for (size_t i = 0; i < v->n; i++)

@@ -720,37 +720,6 @@ void runs_finish_done(struct engine *e)
 	db_result_free(r);
 }
 
-void runs_skip_dependents(struct engine *e, const struct step_row *s)
-{
-	char run[32], id[32], why[256];
-	const char *params[] = { run, id, s->node };
-	struct step_row *deps;
-	int n;
-
-	snprintf(run, sizeof(run), "%ld", s->run_id);
-	snprintf(id, sizeof(id), "%ld", s->id);
-	snprintf(why, sizeof(why), "needs %s%s%s, which did not succeed",
-		 s->step_id, s->node[0] ? "@" : "", s->node);
-	deps = engine_steps_query(e,
-		"with recursive dep(id, node) as (select id, node from steps where"
-		" run_id = $1 and $2::bigint = any(needs) and not (node = '' and"
-		" $3 <> '') union select s.id, s.node from steps s join dep d on"
-		" d.id = any(s.needs) where s.run_id = $1 and not (s.node = '' and"
-		" d.node <> ''))"
-		" select " ENGINE_STEP_COLUMNS " from steps s join runs r on"
-		" r.id = s.run_id where s.id in (select id from dep) and s.state in"
-		" ('waiting', 'retry_wait')", 3, params, &n);
-	for (int i = 0; deps && i < n; i++) {
-		struct step_change c = STEP_CHANGE_NONE;
-
-		c.error = why;
-		c.detail = why;
-		c.ended = true;
-		engine_step_set_state(e, &deps[i], "skipped", &c);
-	}
-	engine_steps_free(deps, n);
-}
-
 void runs_resolve_fan_in(struct engine *e)
 {
 	struct db_result *r;
@@ -787,7 +756,7 @@ void runs_resolve_fan_in(struct engine *e)
 		c.ended = true;
 		if (rows && n == 1 &&
 		    engine_step_set_state(e, &rows[0], "skipped", &c) == 0)
-			runs_skip_dependents(e, &rows[0]);
+			engine_skip_dependents(e, &rows[0]);
 		engine_steps_free(rows, n);
 	}
 	db_result_free(r);

@@ -2,27 +2,7 @@
 #include "step_policy.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
-
-#include "util.h"
-
-/* Options that name a program a daemon-side plugin runs. */
-static const struct {
-	const char *plugin, *option;
-} program_options[] = {
-	{ "ncu", "ncu" }, { "ncu", "command" }, { "ncu", "extra" },
-	{ "gnuplot", "gnuplot" }, { "ert", "bench" }, { "instruction", "gnuplot" },
-};
-
-static bool names_program(const char *plugin, const char *option)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(program_options); i++)
-		if (strcmp(program_options[i].plugin, plugin) == 0 &&
-		    strcmp(program_options[i].option, option) == 0)
-			return true;
-	return false;
-}
 
 int step_policy_check(const struct config *cfg, const struct pipeline *p,
 		      bool facility, struct strbuf *err)
@@ -40,17 +20,15 @@ int step_policy_check(const struct config *cfg, const struct pipeline *p,
 				    "(user_daemon_steps: false)", st->id);
 			return -EPERM;
 		}
-		for (size_t k = 0; k < st->n_opts; k++) {
-			if (!names_program(st->plugin, st->opts[k].a))
-				continue;
+		if (st->program_option) {
+			const char *key = st->program_option;
+
 			strbuf_addf(err, "option '%s' of step '%s' names a program, "
 				    "which a user's step on the daemon may not: "
 				    "it runs the facility's (rooflined.yaml%s)",
-				    st->opts[k].a, st->id,
-				    strcmp(st->opts[k].a, "gnuplot") == 0
-					    ? ": gnuplot_program"
-					    : strcmp(st->opts[k].a, "ncu") == 0
-						      ? ": ncu_program" : "");
+				    key, st->id,
+				    strcmp(key, "gnuplot") == 0 ? ": gnuplot_program"
+				    : strcmp(key, "ncu") == 0   ? ": ncu_program" : "");
 			return -EPERM;
 		}
 	}

@@ -4,9 +4,10 @@
  * A step `on: daemon` runs roofline-job on the service node as the run's
  * user.  For a user's run (not the facility's) the daemon allows only the
  * programs the facility installed: an option that names a program to run
- * (ncu's `ncu`, `command` and `extra`, gnuplot's and instruction's
- * `gnuplot`, ert's `bench`)
- * is refused on a daemon-side step, and the daemon's configuration
+ * or steers one (the plugin's option table says so: RL_OPT_PROGRAM, and
+ * every command option; ncu's `ncu`, `command` and `extra`, gnuplot's and
+ * instruction's `gnuplot`, ert's `bench`) is refused on a daemon-side
+ * step, and the daemon's configuration
  * (ncu_program, gnuplot_program) says which program runs instead.  With
  * `user_daemon_steps: false` a user's run may have no daemon-side step.
  * Facility runs are the facility's own and are not limited.
@@ -17,7 +18,7 @@
 #include <stdbool.h>
 
 #include "config.h"
-#include "engine.h"
+#include "engine_state.h"
 #include "job_host.h"
 #include "pipeline.h"
 #include "strbuf.h"

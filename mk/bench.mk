@@ -27,12 +27,12 @@ engine-bench-tools: $(B)/bench/engine-submit $(B)/bench/engine-poll
 .DEFAULT_GOAL := $(ENGINE_BENCH_GOAL)
 
 # bench/findings-bench.c: a findings step as the daemon runs it
-# (bench/findings-bench.sh): daemon/history.c's history_prepare() and the
+# (bench/findings-bench.sh): daemon/step_inputs.c's step_inputs_prepare() and the
 # database module, then roofline-job on the attempt directory.
 FINDINGS_BENCH_GOAL := $(.DEFAULT_GOAL)
 
 $(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
-                           $(B)/obj/daemon/history.o $(B)/obj/daemon/db.o \
+                           $(B)/obj/daemon/step_inputs.o $(B)/obj/daemon/db.o \
                            $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o \
                            $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 	@mkdir -p $(@D)

@@ -9,7 +9,11 @@
 #                                   (the replay's noise), into both
 #   plugins/ert/topo.c              `nvidia-smi topo -m` read for a pair of
 #                                   GPUs: into ert-bench and its unit test
-#   plugins/ert/bench_*.cu          ert-bench (CUDA C++17), built into bin/
+#   plugins/ert/bench_*.cu          ert-bench (CUDA C++17), built into bin/:
+#                                   bench_main.cu (command line, output format)
+#                                   over the groups (compute, memory, hbm,
+#                                   tensor, p2p) over bench_core.cu (NVML,
+#                                   output lines, timing harness)
 
 PLUGINS_JOB += ert spec
 

@@ -6,12 +6,12 @@
 #   plugins/ncu/argv.c                    the ncu plugin's command line
 #   plugins/ncu/adapt.c                   its targeted second pass (tensor work)
 #   plugins/ncu/perturb.c                 ncu_import's declared changes (tests)
-#   common/ncu_csv.c                      the CSV reader (raw, details pages)
-#   common/ncu_table.c                    the metric table
-#   common/ncu_record.c                   device and kernel records
-#   common/ncu_text.c, ncu_value.c,       fields, lines, errors; numbers and
-#   common/strmap.c                       units; name lookups.  All six are
-#                                         linked (PIC) into both plugins
+#   plugins/ncu/ncu_csv.c                 the CSV reader (raw, details pages)
+#   plugins/ncu/ncu_table.c               the metric table
+#   plugins/ncu/ncu_record.c              device and kernel records
+#   plugins/ncu/ncu_text.c, ncu_value.c,  fields, lines, errors; numbers and
+#   plugins/ncu/strmap.c                  units; name lookups.  All six are
+#                                         linked into both plugins
 #   kernels/*.cu                          reference kernels (built by the
 #                                         Makefile's kernels rule)
 #   etc/ncu-metrics.tsv                   the metric set per architecture
@@ -19,15 +19,12 @@
 PLUGINS_JOB += ncu ncu_import
 
 # ---- plugin objects: PIC, hidden (the obj/plugins/% pattern flags apply) ----
-# The common/ modules both plugins link, PIC copies under obj/plugins/ncu/
-# (mk/analyze.mk links the metric table's three into hierarchical.so too).
+# The plugins/ncu/ modules both plugins link (mk/analyze.mk links the metric
+# table's three into hierarchical.so too); the tests and the benchmark link
+# the same objects.
 NCU_MODULES  := ncu_csv ncu_table ncu_record ncu_text ncu_value strmap
 NCU_PIC_OBJS := $(patsubst %,$(B)/obj/plugins/ncu/%.o,$(NCU_MODULES))
-NCU_OBJS     := $(patsubst %,$(B)/obj/common/%.o,$(NCU_MODULES))
-
-$(NCU_PIC_OBJS): $(B)/obj/plugins/ncu/%.o: common/%.c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+NCU_OBJS     := $(NCU_PIC_OBJS)
 
 $(B)/plugins/ncu.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plugins/ncu/gpus.o $(B)/obj/plugins/ncu/launch.o $(B)/obj/plugins/ncu/adapt.o
 $(B)/plugins/ncu_import.so: $(NCU_PIC_OBJS) $(B)/obj/plugins/ncu/perturb.o

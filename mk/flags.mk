@@ -25,7 +25,9 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral -Wpointer-arith -Wcast-qual \
            -Wundef -Wvla -Werror
 CSTD    := -std=c11 -D_GNU_SOURCE
-CPPFLAGS += -Icommon -Iplugins -Idaemon -MMD -MP
+# include/: the public plugin ABI (<rooflined/plugin.h>), as plugins outside
+# the tree include it from the installed rooflined-dev.
+CPPFLAGS += -Iinclude -Icommon -Iplugins -Idaemon -MMD -MP
 # Library headers: the objects that include them are the only ones that
 # need them, but the include paths are harmless everywhere.
 CPPFLAGS += $(PQ_CFLAGS) $(YAML_CFLAGS) $(CMOCKA_CFLAGS)

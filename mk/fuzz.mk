@@ -33,7 +33,7 @@ FUZZ_BASE := $(patsubst %,$(B)/obj/%.o,common/log common/records \
 
 $(B)/fuzz/fuzz_pipeline: $(patsubst %,$(B)/obj/%.o,daemon/pipeline \
 	daemon/plugin_check daemon/pipeline_app common/yaml_tree)
-$(B)/fuzz/fuzz_ncu_csv: $(patsubst %,$(B)/obj/common/%.o,ncu_csv ncu_table \
+$(B)/fuzz/fuzz_ncu_csv: $(patsubst %,$(B)/obj/plugins/ncu/%.o,ncu_csv ncu_table \
 	ncu_record ncu_text ncu_value strmap)
 $(B)/fuzz/fuzz_perturb: $(B)/obj/plugins/ncu/perturb.o \
 	$(B)/obj/plugins/ert/replay.o $(B)/obj/plugins/ert/benchio.o \

@@ -8,7 +8,8 @@
 #                                          (install-gpu: where nvcc is found)
 #   PREFIX/lib/rooflined/notify/*.sh       (the findings' notify hooks)
 #   PREFIX/share/rooflined/{sql,pipelines,etc}
-#   PREFIX/include/rooflined/rooflined_plugin.h
+#   PREFIX/include/rooflined/{plugin.h,rooflined_plugin.h}  (the ABI; the
+#                                      second the former name, including it)
 #   PREFIX/share/man/man{1,5,7,8}/...      PREFIX/share/bash-completion/...
 #   SYSCONFDIR/rooflined/rooflined.yaml    SYSCONFDIR/rooflined/pipelines/
 #   SYSCONFDIR/rooflined/roofline.conf     (the CLI's client configuration)
@@ -108,7 +109,7 @@ install-cli: $(B)/bin/roofline man
 # plugin authors: the ABI header and its manual
 install-dev: man
 	install -d $(DESTDIR)$(INCLUDEDIR)/rooflined $(DESTDIR)$(MANDIR)/man7
-	install -m 644 plugins/rooflined_plugin.h $(DESTDIR)$(INCLUDEDIR)/rooflined/
+	install -m 644 include/rooflined/plugin.h include/rooflined/rooflined_plugin.h $(DESTDIR)$(INCLUDEDIR)/rooflined/
 	$(call install_man,rooflined-plugin.7)
 
 # install_man PAGE...: build/man/PAGE into MANDIR/manN (N: the suffix)

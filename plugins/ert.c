@@ -58,7 +58,7 @@
 #include "ert/benchio.h"
 #include "ert/replay.h"
 #include "plateau.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define ERT_EXIT_NODEV 3
 #define ERT_MAX_PLATEAUS 16
@@ -83,7 +83,7 @@ struct ert_config {
 };
 
 static const struct rl_option ert_options[] = {
-	{ "bench", RL_OPT_STRING, NULL, offsetof(struct ert_config, bench),
+	{ "bench", RL_OPT_STRING | RL_OPT_PROGRAM, NULL, offsetof(struct ert_config, bench),
 	  "ert-bench program (default: $ROOFLINE_LIBEXEC/ert-bench, then PATH)", 0 },
 	{ "precisions", RL_OPT_LIST, "fp64,fp32,fp16,tensor",
 	  offsetof(struct ert_config, precisions),

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "judge.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* The longest history window: PostgreSQL keeps a year of each GPU's nights
  * (ceiling_series, sql/014_ceiling_series.sql). */

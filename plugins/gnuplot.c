@@ -21,7 +21,7 @@
  *             flagged GPUs marked and named
  *   gpu_history  `gpu_night` records (`roofline plot --gpu`): one GPU's
  *             ceilings over the nights in its fleet's band, a panel each
- *             (plugins/gnuplot/gp_findings.h)
+ *             (plugins/gnuplot/gp_findings.h, gp_findings_model.h)
  *
  * Files in out_dir: <kind>.gp (the script), <kind>.*.dat (data), kernels.txt
  * (number, short and full name of each kernel in the key), gnuplot.log (what
@@ -30,9 +30,11 @@
  * gnuplot runs by fork/exec (argv, no shell, -d: no init files) in out_dir,
  * on a script with no record text but quoted labels; names travel in the
  * data files (see plugins/gnuplot/gp_draw.h).  The work is in
- * plugins/gnuplot/: gp_chart (the model), gp_draw (script and data),
- * gp_findings (the fleet's charts), gp_text (quoting, short names),
- * gp_exec (running gnuplot).
+ * plugins/gnuplot/, one way (gp_model.h): the model (gp_model,
+ * gp_findings_model, gp_chart), the layout (gp_layout), the drawing (gp_draw
+ * for script and data, gp_findings for the fleet's charts), the terminal
+ * (gp_term); gp_text (quoting, short names) under them all;
+ * plugins/gnuplot_run/gp_exec (running gnuplot).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -42,12 +44,12 @@
 
 #include "gnuplot/gp_chart.h"
 #include "gnuplot/gp_draw.h"
-#include "gnuplot/gp_exec.h"
-#include "rooflined_plugin.h"
+#include "gnuplot_run/gp_exec.h"
+#include "rooflined/plugin.h"
 
 #define OPT(k, t, d, f, h) { k, t, d, offsetof(struct gp_config, f), h, 0 }
 static const struct rl_option gp_options[] = {
-	OPT("gnuplot", RL_OPT_STRING, "gnuplot", gnuplot, "the gnuplot program (a name is searched in PATH)"),
+	OPT("gnuplot", RL_OPT_STRING | RL_OPT_PROGRAM, "gnuplot", gnuplot, "the gnuplot program (a name is searched in PATH)"),
 	OPT("formats", RL_OPT_LIST, "png,svg", formats, "images to write: png, svg"),
 	OPT("mode", RL_OPT_STRING, "auto", mode, "auto, roofline, compare, history, fleet, gpu_history or trajectory (auto: compare when the points come from several steps, trajectory when a trajectory_step record judges them, history with only trend records, fleet with fleet_gpu records, gpu_history with gpu_night records)"),
 	OPT("title", RL_OPT_STRING, NULL, title, "chart title (default: by kind and GPU)"),

@@ -85,9 +85,9 @@
 
 #include "hierarchical/points.h"
 #include "hierarchical/ranks.h"
-#include "ncu_table.h"
-#include "roofline_math.h"
-#include "rooflined_plugin.h"
+#include "ncu/ncu_table.h"
+#include "hierarchical/roofline_math.h"
+#include "rooflined/plugin.h"
 
 #define TABLE_NAME "ncu-metrics.tsv"
 

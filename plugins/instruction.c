@@ -27,7 +27,7 @@
  * or a level's bandwidth; value in warp GIPS or GTXN/s; method theoretical
  * or empirical) and `iwall` records (space global: stride 0, unit stride
  * and uncoalesced for 4-byte words; shared: no conflict to 32-way;
- * theoretical, from common/instr_math.h).  With `chart: true` it draws
+ * theoretical, from plugins/instruction/instr_math.h).  With `chart: true` it draws
  * instruction.svg, the first GPU's, with gnuplot
  * (plugins/instruction/ir_chart.c; no chart is a warning, not a failure).  A kernel
  * without the instruction metrics is left out with a warning; no kernel at
@@ -41,12 +41,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "instr_math.h"
+#include "instruction/instr_math.h"
 #include "instruction/ir_chart.h"
 #include "instruction/ir_model.h"
-#include "ncu_table.h"
-#include "ncu_value.h"
-#include "rooflined_plugin.h"
+#include "ncu/ncu_table.h"
+#include "ncu/ncu_value.h"
+#include "rooflined/plugin.h"
 
 struct ir_config {
 	char *metrics_table;
@@ -71,14 +71,11 @@ static const struct rl_option ir_options[] = {
 	  "DRAM bandwidth ceiling names", 0 },
 	{ "chart", RL_OPT_BOOL, "true", offsetof(struct ir_config, chart),
 	  "draw instruction.svg with gnuplot", 0 },
-	{ "gnuplot", RL_OPT_STRING, "gnuplot", offsetof(struct ir_config, gnuplot),
+	{ "gnuplot", RL_OPT_STRING | RL_OPT_PROGRAM, "gnuplot", offsetof(struct ir_config, gnuplot),
 	  "the gnuplot program (name on PATH, or a path)", 0 },
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
-const char *const ir_level_names[IR_LEVELS] = {
-	"l1_global", "l1_shared", "l2", "dram", "global", "shared",
-};
 
 /* Which sum a role feeds, or -1. */
 static int sum_of_role(const char *role)
@@ -446,33 +443,6 @@ static int emit_gpu(struct rl_ctx *ctx, const struct ir_gpu *g)
 	for (size_t i = 0; !rc && i < sizeof(shared) / sizeof(shared[0]); i++)
 		rc = emit_wall(ctx, g, "shared", shared[i].label, irm_shared_wall(shared[i].ways));
 	return rc;
-}
-
-/* The numerator and denominator sums of a level. */
-static const int level_inst[IR_LEVELS] = { S_INST, S_INST, S_INST, S_INST,
-					   S_INST_GLOBAL, S_INST_SHARED };
-static const int level_txn[IR_LEVELS] = { S_TXN_L1G, S_TXN_SHARED, S_TXN_L2, S_TXN_DRAM,
-					  S_TXN_L1G, S_TXN_SHARED };
-
-bool ir_point(const struct ir_kernel *k, const struct ir_gpu *g, int level,
-	      struct ir_point_values *p)
-{
-	int si = level_inst[level], st = level_txn[level];
-	double time_s = k->sum[S_TIME_NS] * 1e-9;
-
-	if (!k->has[si] || !k->has[st] || !k->has[S_TIME_NS] || !(k->sum[st] > 0) ||
-	    !(k->sum[si] > 0) || !(time_s > 0))
-		return false;
-	p->inst = k->sum[si];
-	p->txn = k->sum[st];
-	p->intensity = irm_intensity(p->inst, p->txn);
-	p->time_s = time_s;
-	p->gips = irm_gips(p->inst, time_s);
-	p->peak = isfinite(g->peak_measured) ? g->peak_measured : g->peak_theory;
-	p->peak_method = isfinite(g->peak_measured) ? "empirical" : "theoretical";
-	p->roof = irm_roof(p->peak, g->gtxn[level], p->intensity);
-	p->compute_bound = isfinite(p->roof) && p->roof >= p->peak;
-	return true;
 }
 
 static int emit_points(struct rl_ctx *ctx, const struct ir_kernel *k, const struct ir_gpu *g,

@@ -8,11 +8,11 @@
  *       [--nvtx --nvtx-include R] --log-file OUT/ncu.csv -- PROGRAM ARGS...
  *
  * (built by plugins/ncu/argv.c).  SET is the GPU architecture's rows of the
- * metric table (etc/ncu-metrics.tsv: data, not code; common/ncu_table.h).
+ * metric table (etc/ncu-metrics.tsv: data, not code; plugins/ncu/ncu_table.h).
  * With --log-file, ncu writes its own lines and the CSV table into
  * OUT/ncu.csv, while the profiled program's stdout and stderr go to
- * OUT/program.log.  The table is parsed (common/ncu_csv.h) and turned into
- * records (common/ncu_record.h): every GPU becomes a `device` record (the raw
+ * OUT/program.log.  The table is parsed (plugins/ncu/ncu_csv.h) and turned into
+ * records (plugins/ncu/ncu_record.h): every GPU becomes a `device` record (the raw
  * page's device__attribute_*, nvlink__*, numa__*, c2clink__* columns, once),
  * every launch a `kernel` record (every collected metric but those device
  * properties under its ncu name, in ncu's base units, exact text; `missing`
@@ -51,11 +51,11 @@
 #include "ncu/argv.h"
 #include "ncu/gpus.h"
 #include "ncu/launch.h"
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_table.h"
-#include "ncu_value.h"
-#include "rooflined_plugin.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_table.h"
+#include "ncu/ncu_value.h"
+#include "rooflined/plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define NCU_CSV_FILE "ncu.csv"
@@ -81,9 +81,9 @@ static const struct rl_option ncu_options[] = {
 	  "metric table (default $ROOFLINE_ETC/ncu-metrics.tsv)", 0 },
 	{ "arch", RL_OPT_STRING, "auto", offsetof(struct ncu_config, arch),
 	  "compute capability without the dot (90), or auto: ask nvidia-smi", 0 },
-	{ "ncu", RL_OPT_STRING, "ncu", offsetof(struct ncu_config, ncu),
+	{ "ncu", RL_OPT_STRING | RL_OPT_PROGRAM, "ncu", offsetof(struct ncu_config, ncu),
 	  "the Nsight Compute CLI (name on PATH, or a path)", 0 },
-	{ "extra", RL_OPT_LIST, NULL, offsetof(struct ncu_config, extra),
+	{ "extra", RL_OPT_LIST | RL_OPT_PROGRAM, NULL, offsetof(struct ncu_config, extra),
 	  "extra-set roles to collect too (bytes_l1_ncu, tensor_fp16, ..., or all); each costs replay passes",
 	  0 },
 	{ "device", RL_OPT_INT, "-1", offsetof(struct ncu_config, device),

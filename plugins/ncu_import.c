@@ -4,12 +4,12 @@
  * For users who already have reports: `ncu --csv ... > x.csv` (details page,
  * ncu's default), `ncu --csv --page raw`, or `ncu -i x.ncu-rep --csv [--page
  * raw]`, with or without --print-units base.  The file (an RL_OPT_PATH inside
- * the run directory) is parsed with common/ncu_csv.h and turned into records
- * with common/ncu_record.h; every distinct GPU becomes a `device` record (its
+ * the run directory) is parsed with plugins/ncu/ncu_csv.h and turned into records
+ * with plugins/ncu/ncu_record.h; every distinct GPU becomes a `device` record (its
  * device__attribute_*, nvlink__*, numa__*, c2clink__* columns, once) and
  * every launch a `kernel` record like the ncu plugin's, with
  * source=ncu-import, holding the metrics of the metric table
- * (etc/ncu-metrics.tsv, common/ncu_table.h) that the file has for the
+ * (etc/ncu-metrics.tsv, plugins/ncu/ncu_table.h) that the file has for the
  * launch's architecture (its CC column).  Nothing is invented: the
  * default-set metrics the file lacks are listed in `missing`; values that ncu
  * printed with a unit prefix (default units: "4.61 Kbyte") are converted to
@@ -31,12 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_table.h"
-#include "ncu_value.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_table.h"
+#include "ncu/ncu_value.h"
 #include "ncu/perturb.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define NCU_TABLE_NAME "ncu-metrics.tsv"
 #define MAX_ARCHS 8

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "judge.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct regress_config {
 	long lookback;
@@ -392,7 +392,7 @@ static enum rl_result regress_run(struct rl_ctx *ctx, const void *config,
 			 "min_history >= 1, baseline >= 0");
 		return RL_FAIL;
 	}
-	/* the daemon writes kernel_noise after the points (daemon/history.c) */
+	/* the daemon writes kernel_noise after the points (daemon/step_inputs.c) */
 	rc = rl_each_input(ctx, NULL, read_input, &r);
 	if (rc == 0)
 		apply_noise(&r);

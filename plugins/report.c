@@ -25,7 +25,7 @@
 
 #include "report/rp_html.h"
 #include "report/rp_model.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 #include "util.h"
 

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct smoke_config {
 	char *message;

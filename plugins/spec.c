@@ -31,7 +31,7 @@
 
 #include "ert/benchio.h"
 #include "ert/replay.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 #define SPEC_EXIT_NODEV 3
 #define SPEC_MAX_GPUS 64

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct benchio_line {
 	const char *type;

@@ -150,6 +150,14 @@ std::string ert_kv(const char *key, const std::string &value);
 std::string ert_kvd(const char *key, double value);   /* %.17g */
 std::string ert_kvl(const char *key, long long value);
 
+/* bench_core.cu: load NVML (once, before any ert_nvml_*; without it they
+ * report nothing), the monotonic clock in seconds, whether a result check
+ * failed (exit status 1 at the end), and a GPU's `attr` line. */
+void ert_nvml_open(void);
+double ert_now_s(void);
+bool ert_failed(void);
+void ert_print_attributes(int dev);
+
 /* NVML, when it loaded (else these answer "nothing"): the handle of CUDA
  * device dev or NULL; a clock/power sample (false: none); whether NVML says
  * a and b talk over NVLink (1), not (0), or it cannot tell (-1). */

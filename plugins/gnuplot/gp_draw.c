@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gp_draw.h"
+#include "gp_term.h"
 #include "gp_findings.h"
 #include "gp_layout.h"
 #include "gp_text.h"
@@ -376,21 +377,6 @@ static void script_head(const struct draw *d, FILE *f)
 	}
 }
 
-void gp_draw_terminal(FILE *f, const char *format, const char *base, long width, long height)
-{
-	bool svg = strcmp(format, "svg") == 0;
-
-	if (svg)
-		fprintf(f, "set terminal svg size %ld,%ld dynamic font 'Sans,10' "
-			"background '#ffffff'\n", width, height);
-	else
-		fprintf(f, "if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
-			"  set terminal pngcairo size %ld,%ld font 'Sans,10'\n} else {\n"
-			"  set terminal png size %ld,%ld font 'Sans,10'\n}\n",
-			width, height, width, height);
-	fprintf(f, "set output '%s.%s'\n", base, svg ? "svg" : "png");
-}
-
 /* One terminal per format, the plot for the first, replot for the rest. */
 static void script_outputs(const struct draw *d, FILE *f,
 			   void (*plot)(const struct draw *, FILE *))
@@ -398,7 +384,7 @@ static void script_outputs(const struct draw *d, FILE *f,
 	const struct gp_config *cfg = d->c->cfg;
 
 	for (size_t i = 0; i < cfg->formats.n; i++) {
-		gp_draw_terminal(f, cfg->formats.v[i], d->base, cfg->width, cfg->height);
+		gp_term_output(f, cfg->formats.v[i], d->base, cfg->width, cfg->height);
 		if (i == 0)
 			plot(d, f);
 		else

@@ -28,11 +28,4 @@
  */
 int gp_draw_write(struct gp_chart *c);
 
-/*
- * The script lines that send what follows to base.<format> (png: gnuplot's
- * pngcairo when it has it, else png; svg) at width x height pixels.
- */
-void gp_draw_terminal(FILE *f, const char *format, const char *base, long width,
-		      long height);
-
 #endif

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp_draw.h"
-#include "gp_findings.h"
+#include "gp_findings_model.h"
+#include "gp_term.h"
 #include "gp_text.h"
 
 #define BLUE "#0072B2"
@@ -221,7 +221,7 @@ static void write_script(const struct gp_chart *c, const struct panel *pn, size_
 		"set xtics font ',8' nomirror noenhanced\nset style fill solid 0.15\nset boxwidth 0.35 absolute\n",
 		b, b, (double)c->models.n + 0.9);
 	for (size_t i = 0; i < c->cfg->formats.n; i++) {
-		gp_draw_terminal(f, c->cfg->formats.v[i], b, c->cfg->width, c->out_height);
+		gp_term_output(f, c->cfg->formats.v[i], b, c->cfg->width, c->out_height);
 		fprintf(f, "set multiplot layout %d,%d title ", rows, cols);
 		gp_text_script_quote(f, title);
 		fputs(" noenhanced font ',12'\n", f);

@@ -9,13 +9,15 @@
  * fleet_gpu records) shaded; flagged GPUs vermillion triangles, the lowest
  * few named (node/index and %), the others counted ("+N flagged").
  *
- * Part of the gnuplot plugin, libc and libm only; names reach gnuplot only
+ * Part of the gnuplot plugin's drawing layer (gp_model.h), under
+ * gp_findings.c, which hands it the fleet chart above 64 GPUs; libc and libm
+ * only; names reach gnuplot only
  * through the data file (gp_text_data_quote).
  */
 #ifndef ROOFLINE_GP_FLEETDIST_H
 #define ROOFLINE_GP_FLEETDIST_H
 
-#include "gp_chart.h"
+#include "gp_model.h"
 
 #define GP_FLEETDIST_NAMED 5 /* flagged GPUs named per panel and model */
 

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ncu_table.h"
+#include "ncu/ncu_table.h"
 #include "roofline_math.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* The options (plugins/hierarchical.c has the table). */
 struct hier_config {

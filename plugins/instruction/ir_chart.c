@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gnuplot/gp_exec.h"
-#include "instr_math.h"
+#include "gnuplot_run/gp_exec.h"
+#include "instruction/instr_math.h"
 
 #define IR_SCRIPT "instruction.gp"
 

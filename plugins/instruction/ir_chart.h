@@ -4,10 +4,10 @@
  * instructions per transaction at L1 global, L1 shared, L2 and DRAM, under
  * the peaks and each level's bandwidth roof), the global-memory walls and
  * the shared-memory walls (load/store instructions per transaction, with
- * the theoretical walls of common/instr_math.h as vertical lines; kernel
+ * the theoretical walls of plugins/instruction/instr_math.h as vertical lines; kernel
  * names label the points of the wall panels only).
  * Writes instruction.gp (the script, data inline) into dir and runs gnuplot
- * there (plugins/gnuplot/gp_exec.h), which writes instruction.svg.  Borrows
+ * there (plugins/gnuplot_run/gp_exec.h), which writes instruction.svg.  Borrows
  * everything.  Nothing exported from the .so.
  */
 #ifndef ROOFLINE_IR_CHART_H

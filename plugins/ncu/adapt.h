@@ -29,7 +29,7 @@
 #include "ncu_csv.h"
 #include "ncu_record.h"
 #include "ncu_table.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /*
  * The rows of the second pass on arch: every tensor-datapath row (all of a

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "ncu_table.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 /* The plugin's options (plugins/ncu.c has their table). */
 struct ncu_config {

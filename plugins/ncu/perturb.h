@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct perturb_rule {
 	char text[256];

@@ -5,7 +5,7 @@
  *
  * Read: `point` and `roof` (hierarchical), `ipoint` (instruction), `ceiling` (ert, spec), `kernel`
  * and `collect_summary` (ncu, ncu-import), and the run records `run`,
- * `run_step`, `baseline` (plugins/rooflined_plugin.h, each_run_info).  Only
+ * `run_step`, `baseline` (include/rooflined/plugin.h, each_run_info).  Only
  * aggregate points (invocation=all) are kept; a kernel is one row per
  * (step, kernel, GPU) at its primary precision (the hierarchical plugin's
  * `primary`, else the first precision seen).
@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rooflined/plugin.h"
 #include "rp_instr.h"
-#include "rooflined_plugin.h"
 
 enum { RP_L1, RP_L2, RP_DRAM, RP_LEVELS };
 

@@ -1,17 +1,17 @@
 /*
- * fuzz_ncu_csv.c - the Nsight Compute CSV reader (common/ncu_csv.h) and
+ * fuzz_ncu_csv.c - the Nsight Compute CSV reader (plugins/ncu/ncu_csv.h) and
  * what the ncu and ncu_import plugins make of a parsed export: device and
- * kernel records (common/ncu_record.h) and values in base units
- * (common/ncu_value.h).  A user attaches such an export to a run
+ * kernel records (plugins/ncu/ncu_record.h) and values in base units
+ * (plugins/ncu/ncu_value.h).  A user attaches such an export to a run
  * (`roofline submit --attach`).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_value.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_value.h"
 
 /* Metrics selected, as a metric table would (etc/ncu-metrics.tsv). */
 static const char *const metrics[] = {

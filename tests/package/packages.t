@@ -67,7 +67,43 @@ for m in roofline.1 rooflined.8 roofline-job.8 rooflined.yaml.5 rooflined-pipeli
 	ok "man finds ${m%.*}(${m##*.})" test "$(man -w "${m##*.}" "${m%.*}" 2>&1)" = "/usr/share/man/man${m##*.}/$m.gz"
 done
 ok "bash completion for roofline is installed" test -s /usr/share/bash-completion/completions/roofline
-ok "the header is installed" test -s /usr/include/rooflined/rooflined_plugin.h
+ok "the header is installed" test -s /usr/include/rooflined/plugin.h
+# A plugin from outside the tree, as rooflined-plugin(7)'s synopsis writes
+# one: built against the installed header alone (no -I), it loads.
+mkdir -p "$TEST_TMP/oot"
+cat >"$TEST_TMP/oot/oot_example.c" <<'PLUGIN'
+#include <rooflined/plugin.h>
+
+static enum rl_result run(struct rl_ctx *ctx, const void *config, void *state)
+{
+	(void)config;
+	(void)state;
+	rl_info(ctx, "out of the tree");
+	return RL_OK;
+}
+
+RL_PLUGIN_DEFINE = {
+	RL_PLUGIN_HEADER,
+	.name = "oot_example",
+	.version = "1.0",
+	.stage = RL_STAGE_UTILITY,
+	.summary = "a plugin built against the installed header",
+	.run = run,
+};
+PLUGIN
+ok "an out-of-tree plugin builds against the installed <rooflined/plugin.h>" \
+	cc -Wall -Werror -shared -fPIC -fvisibility=hidden -o "$TEST_TMP/oot/oot_example.so" \
+	"$TEST_TMP/oot/oot_example.c"
+out=$(/usr/bin/roofline plugins --plugin-dir "$TEST_TMP/oot" 2>&1)
+is "$?" 0 "the installed roofline loads it (roofline plugins --plugin-dir)" || diag "$out"
+like "$out" 'oot_example' "and lists it"
+mkdir -p "$TEST_TMP/oot-old"
+sed 's|<rooflined/plugin.h>|<rooflined/rooflined_plugin.h>|' "$TEST_TMP/oot/oot_example.c" \
+	>"$TEST_TMP/oot-old/oot_example.c"
+ok "one that includes the header's former name <rooflined/rooflined_plugin.h> builds too" \
+	cc -Wall -Werror -shared -fPIC -fvisibility=hidden -o "$TEST_TMP/oot-old/oot_example.so" \
+	"$TEST_TMP/oot-old/oot_example.c"
+ok "and loads" /usr/bin/roofline plugins --plugin-dir "$TEST_TMP/oot-old"
 
 # Compute nodes: libc, libm (and CUDA) only.
 needed=$(for f in /usr/sbin/roofline-job $(dpkg -L roofline-job | grep '\.so$'); do

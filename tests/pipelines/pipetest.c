@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct pipetest_config {
 	struct rl_strlist command;

@@ -1,5 +1,5 @@
 /* A plugin built against a future ABI: the loader must refuse it. */
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 static enum rl_result run(struct rl_ctx *ctx, const void *c, void *s)
 {

@@ -1,5 +1,5 @@
 /* A plugin whose option table points outside its config struct. */
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 struct cfg {
 	long n;

@@ -1,5 +1,5 @@
 /* A shared object that exports no plugin struct. */
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 RL_EXPORT int not_a_plugin(void);
 

@@ -1,7 +1,7 @@
 /* A plugin whose struct claims to end before the fields the host reads. */
 #include <stddef.h>
 
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 static enum rl_result run(struct rl_ctx *ctx, const void *c, void *s)
 {

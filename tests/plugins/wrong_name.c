@@ -1,5 +1,5 @@
 /* A plugin whose name does not match its file name. */
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 
 static enum rl_result run(struct rl_ctx *ctx, const void *c, void *s)
 {

@@ -32,7 +32,7 @@
 #include <stddef.h>
 
 #include "records.h"
-#include "rooflined_plugin.h"
+#include "rooflined/plugin.h"
 #include "strbuf.h"
 
 #define STUB_HOST_MAX_INPUTS 16

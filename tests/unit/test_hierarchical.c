@@ -6,7 +6,7 @@
  * (tests/fixtures/ert/h100-{ert,spec}-records.tsv) and the kernel records
  * the ncu_import plugin made from the H100 captures (tests/fixtures/analysis,
  * README there).  Expected values are computed here, independently of the
- * plugin and of common/roofline_math.c: raw metric values are read from the
+ * plugin and of plugins/hierarchical/roofline_math.c: raw metric values are read from the
  * fixture text with strstr/strtod and put through the seeds' formulas.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * test_instr_math - the Instruction Roofline's formulas (common/instr_math.h)
+ * test_instr_math - the Instruction Roofline's formulas (plugins/instruction/instr_math.h)
  * against values worked out by hand, on the H100's own figures.
  */
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "instr_math.h"
+#include "instruction/instr_math.h"
 
 static void near(double a, double b)
 {

@@ -21,6 +21,17 @@ static void control_characters_are_escaped(void **state)
 	assert_string_equal(out, "caf\xc3\xa9 stays");
 }
 
+/* The log escapes with the one escaper (common/utf8.c): ill-formed UTF-8 and
+ * C1 controls (a terminal's CSI, U+009B) do not reach a log line raw. */
+static void ill_formed_and_c1_are_escaped(void **state)
+{
+	char out[64];
+
+	(void)state;
+	log_escape("bad \xff byte, csi \xc2\x9b" "2J, nbsp \xc2\xa0", out, sizeof(out));
+	assert_string_equal(out, "bad \\xff byte, csi \\u009b2J, nbsp \xc2\xa0");
+}
+
 static void an_escape_is_never_cut(void **state)
 {
 	char out[8];
@@ -38,6 +49,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(control_characters_are_escaped),
+		cmocka_unit_test(ill_formed_and_c1_are_escaped),
 		cmocka_unit_test(an_escape_is_never_cut),
 	};
 

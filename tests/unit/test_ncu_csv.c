@@ -1,5 +1,5 @@
 /*
- * test_ncu_csv - the ncu CSV reader (common/ncu_csv.c with ncu_text.c,
+ * test_ncu_csv - the ncu CSV reader (plugins/ncu/ncu_csv.c with ncu_text.c,
  * ncu_value.c, strmap.c), the metric table (ncu_table.c) and kernel and
  * device records (ncu_record.c), on real Nsight Compute output captured on
  * an H100 (tests/fixtures/ncu).
@@ -21,10 +21,10 @@
 
 #include <cmocka.h>
 
-#include "ncu_csv.h"
-#include "ncu_record.h"
-#include "ncu_table.h"
-#include "ncu_value.h"
+#include "ncu/ncu_csv.h"
+#include "ncu/ncu_record.h"
+#include "ncu/ncu_table.h"
+#include "ncu/ncu_value.h"
 
 #define SASS "sm__sass_thread_inst_executed_op_"
 

@@ -117,12 +117,80 @@ static void options_fill_the_config(void **state)
 	free(dir);
 }
 
+/* RL_OPT_PROGRAM (issue 25): the plugins mark the options that name a
+ * program (what daemon/step_policy.c listed by plugin and key before), and
+ * the table check refuses the mark on a type that cannot name one. */
+static void program_options_are_marked(void **state)
+{
+	static const struct {
+		const char *plugin, *key;
+		bool program;
+	} want[] = {
+		{ "ncu", "ncu", true }, { "ncu", "command", true },
+		{ "ncu", "extra", true }, { "ncu", "kernels", false },
+		{ "ncu", "metrics_table", false }, { "gnuplot", "gnuplot", true },
+		{ "gnuplot", "title", false }, { "ert", "bench", true },
+		{ "instruction", "gnuplot", true }, { "instruction", "chart", false },
+		{ "smoke", "message", false },
+	};
+	char *dir = xasprintf("%s/plugins", build_dir());
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	strbuf_init(&err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct plugin_handle *h = plugin_loader_find(dir, want[i].plugin, &err);
+		const struct rl_option *o;
+
+		assert_non_null(h);
+		o = options_find(h->plugin, want[i].key);
+		assert_non_null(o);
+		if (options_names_program(o) != want[i].program)
+			fail_msg("%s's option '%s' %s a program", want[i].plugin,
+				 want[i].key, want[i].program ? "should name" : "names");
+		plugin_loader_close(h);
+	}
+	strbuf_release(&err);
+	free(dir);
+}
+
+struct two_longs { char *s; long n; };
+
+static void program_mark_on_a_number_is_refused(void **state)
+{
+	static const struct rl_option good[] = {
+		{ "prog", RL_OPT_STRING | RL_OPT_PROGRAM, NULL,
+		  offsetof(struct two_longs, s), "a program", 0 },
+		{ NULL, 0, NULL, 0, NULL, 0 },
+	};
+	static const struct rl_option bad[] = {
+		{ "n", RL_OPT_INT | RL_OPT_PROGRAM, "1",
+		  offsetof(struct two_longs, n), "not a program", 0 },
+		{ NULL, 0, NULL, 0, NULL, 0 },
+	};
+	struct rl_plugin p = { .name = "t", .options = good,
+			       .config_size = sizeof(struct two_longs) };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	strbuf_init(&err);
+	assert_int_equal(options_table_check(&p, "t.so", &err), 0);
+	assert_string_equal(options_type_name(good[0].type), "string");
+	p.options = bad;
+	assert_int_equal(options_table_check(&p, "t.so", &err), -EINVAL);
+	if (!strstr(err.buf, "t.so: option table: 'n' is a int marked as naming a program"))
+		fail_msg("'%s'", err.buf);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(abi_faults_are_refused),
 		cmocka_unit_test(non_shared_objects_are_refused),
 		cmocka_unit_test(options_fill_the_config),
+		cmocka_unit_test(program_options_are_marked),
+		cmocka_unit_test(program_mark_on_a_number_is_refused),
 	};
 	return cmocka_run_group_tests_name("plugin_loader", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * test_regressions - plugins/regressions.c against the stand-in host, on a
- * history set as the daemon writes it (daemon/history.c): a baseline and a
+ * history set as the daemon writes it (daemon/step_inputs.c): a baseline and a
  * run of three kernels at three levels, the figures hand-made so that each
  * class shows (synthetic): kernel_A slower at the same AI (dropped),
  * kernel_C with its DRAM AI down 40 % (moved left at dram only), kernel_B

@@ -1,5 +1,5 @@
 /*
- * test_roofline_math - common/roofline_math.c on its own: the point
+ * test_roofline_math - plugins/hierarchical/roofline_math.c on its own: the point
  * arithmetic, the seeds' FMA-ratio figures, the number parser against
  * strtod, the kernel table, the ceilings per GPU and their matching.
  * (tests/unit/test_hierarchical.c runs it through the plugin on the H100
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "roofline_math.h"
+#include "hierarchical/roofline_math.h"
 
 #define assert_close(a, b) do { double a_ = (a), b_ = (b); \
 	if (!(fabs(a_ - b_) <= 1e-12 * fabs(b_))) \

@@ -1,7 +1,11 @@
-/* history.c - see history.h. */
-#include "history.h"
+/*
+ * step_inputs.c - what the daemon knows, handed to a daemon-side step as
+ * records: the run's snapshot and the history sets.  See step_inputs.h.
+ */
+#include "step_inputs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +36,11 @@ static const char *option_value(const struct job_spec *spec,
 	return o ? o->default_value : NULL;
 }
 
-/* Append one record of `kind` per row of r, a field per non-null column. */
+/* Append one record of `kind` per row of r, a field per column: every
+ * column (keep_empty: the run's snapshot, whose fields are always there), or
+ * those with a value (the history sets). */
 static int rows_as_records(struct strbuf *out, const char *kind,
-			   const struct db_result *r)
+			   const struct db_result *r, bool keep_empty)
 {
 	int ncol = db_columns(r);
 	struct rl_field *f = xcalloc((size_t)ncol + 1, sizeof(*f));
@@ -46,7 +52,7 @@ static int rows_as_records(struct strbuf *out, const char *kind,
 		for (int c = 0; c < ncol; c++) {
 			const char *v = db_value(r, row, c);
 
-			if (v && *v) {
+			if (v && (*v || keep_empty)) {
 				f[n].key = db_column_name(r, c);
 				f[n++].value = v;
 			}
@@ -58,24 +64,35 @@ static int rows_as_records(struct strbuf *out, const char *kind,
 	return rc;
 }
 
-/* Run sql and append its rows as records; -EIO with err set. */
-static int query_records(struct engine *e, struct strbuf *out,
-			 const char *kind, const char *sql, int nparams,
-			 const char *const *params, struct strbuf *err)
+/* Run sql and append its rows as records (rows_as_records); -EIO with err
+ * set ("cannot read the <what>: ..."). */
+static int query_rows(struct engine *e, struct strbuf *out, const char *kind,
+		      bool keep_empty, const char *what, const char *sql,
+		      int nparams, const char *const *params, struct strbuf *err)
 {
 	struct db_result *r = db_query(e->db, sql, nparams, params);
 	int rc;
 
 	if (!r) {
-		strbuf_addf(err, "cannot read the %s history: %s", kind,
-			    db_error(e->db));
+		strbuf_addf(err, "cannot read the %s: %s", what, db_error(e->db));
 		return -EIO;
 	}
-	rc = rows_as_records(out, kind, r);
+	rc = rows_as_records(out, kind, r, keep_empty);
 	db_result_free(r);
 	if (rc < 0)
-		strbuf_addf(err, "a %s history row does not make a record", kind);
-	return rc;
+		strbuf_addf(err, "a %s row does not make a record", what);
+	return rc < 0 ? -EIO : 0;
+}
+
+/* A history set's query: rows of kind, empty columns left out. */
+static int query_records(struct engine *e, struct strbuf *out,
+			 const char *kind, const char *sql, int nparams,
+			 const char *const *params, struct strbuf *err)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s history", kind);
+	return query_rows(e, out, kind, false, what, sql, nparams, params, err);
 }
 
 static int run_record(struct engine *e, struct strbuf *out, const char *run,
@@ -87,6 +104,85 @@ static int run_record(struct engine *e, struct strbuf *out, const char *run,
 		"select id as run, pipeline_name as pipeline, night, owner, "
 		"facility from runs where id = $1::bigint", 1, params, err);
 }
+
+/* ---- the run's snapshot: every daemon-side step ------------------------- */
+
+/* The instance names of spec's inputs as a PostgreSQL text[] literal. */
+static void needs_array(const struct job_spec *spec, struct strbuf *sb)
+{
+	strbuf_addch(sb, '{');
+	for (size_t i = 0; i < spec->n_inputs; i++) {
+		strbuf_addstr(sb, i ? ",\"" : "\"");
+		for (const char *p = spec->inputs[i].a; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				strbuf_addch(sb, '\\');
+			strbuf_addch(sb, *p);
+		}
+		strbuf_addch(sb, '"');
+	}
+	strbuf_addch(sb, '}');
+}
+
+/*
+ * The run's snapshot (step_inputs.h: run, run_step, baseline), every column
+ * a field, into spec's run_info (params.tsv, rl_each_run_info).
+ */
+static int run_snapshot(struct engine *e, const struct step_row *s,
+			struct job_spec *spec, struct strbuf *err)
+{
+	struct strbuf *out = &spec->run_info;
+	const char *what = "run's records";
+	long run_id = s->run_id, step_id = s->id;
+	char id[32], step[32];
+	struct strbuf needs = STRBUF_INIT;
+	const char *p1[] = { id };
+	const char *p2[2], *p3[] = { step };
+	int rc;
+
+	snprintf(id, sizeof(id), "%ld", run_id);
+	snprintf(step, sizeof(step), "%ld", step_id);
+	strbuf_init(&needs);
+	needs_array(spec, &needs);
+	p2[0] = id;
+	p2[1] = needs.buf;
+	rc = query_rows(e, out, "run", true, what,
+		"select id, pipeline_name as pipeline, owner, facility, trigger,"
+		" submitted_at, coalesce(started_at::text, '') as started_at,"
+		" coalesce(spool_dir, '') as spool_dir from runs where id = $1",
+		1, p1, err);
+	if (rc == 0)
+		rc = query_rows(e, out, "run_step", true, what,
+			"select step_id as step, node, plugin, case when on_daemon"
+			" then 'daemon' else 'slurm' end as \"on\", state, attempt,"
+			" coalesce(slurm_job_id::text, '') as slurm_job,"
+			" coalesce(exec_node, '') as exec_node,"
+			" coalesce(started_at::text, '') as started_at,"
+			" coalesce(ended_at::text, '') as ended_at,"
+			" coalesce(error, '') as error"
+			" from steps where id = any((select needs from steps"
+			"  where id = $1::bigint)::bigint[]) order by id", 1, p3, err);
+	/* the baseline run (sql/011_findings.sql rl_baseline_run: the previous
+	 * succeeded run of the same pipeline, owner and facility flag on the
+	 * same GPU model, as the regressions plugin and `roofline regressions`
+	 * take it), and the attempt directories of the instances this step
+	 * needs there */
+	if (rc == 0)
+		rc = query_rows(e, out, "baseline", true, what,
+			"select b.id as run, s.step_id || case when s.node = '' then ''"
+			" else '@' || s.node end as step, b.spool_dir || '/' || s.step_id ||"
+			" case when s.node = '' then '' else '@' || s.node end ||"
+			" '/attempt-' || s.attempt as dir, b.submitted_at"
+			" from (select p.id, p.spool_dir, p.submitted_at from runs p"
+			"  where p.id = rl_baseline_run($1::bigint)"
+			"  and p.spool_dir is not null) b"
+			" join steps s on s.run_id = b.id and s.state = 'succeeded'"
+			" and s.step_id || case when s.node = '' then '' else '@' ||"
+			" s.node end = any($2::text[]) order by s.id", 2, p2, err);
+	strbuf_release(&needs);
+	return rc;
+}
+
+/* ---- the history sets: the plugins that declare them ---------------------- */
 
 static int gpu_history(struct engine *e, const struct job_spec *spec,
 		       const struct rl_plugin *p, const char *run,
@@ -203,9 +299,11 @@ static int write_owned(int dir_fd, const char *hdir,
 	return rc;
 }
 
-int history_prepare(struct engine *e, const struct step_row *s, int dir_fd,
-		    const char *dir, uid_t uid, gid_t gid,
-		    struct job_spec *spec, struct strbuf *err)
+/* The history sets s's plugin declares, written into dir/history and
+ * added to spec as the input "history". */
+static int history_sets(struct engine *e, const struct step_row *s, int dir_fd,
+			const char *dir, uid_t uid, gid_t gid,
+			struct job_spec *spec, struct strbuf *err)
 {
 	struct strbuf records = STRBUF_INIT;
 	struct plugin_handle *h;
@@ -213,8 +311,6 @@ int history_prepare(struct engine *e, const struct step_row *s, int dir_fd,
 	char run[32], *hdir = NULL;
 	int rc = 0;
 
-	if (!s->on_daemon)
-		return 0;
 	h = plugin_loader_find(e->cfg->plugin_dir, s->plugin, err);
 	if (!h)
 		return -ENOENT;
@@ -235,5 +331,19 @@ int history_prepare(struct engine *e, const struct step_row *s, int dir_fd,
 out:
 	free(hdir);
 	plugin_loader_close(h);
+	return rc;
+}
+
+int step_inputs_prepare(struct engine *e, const struct step_row *s, int dir_fd,
+			const char *dir, uid_t uid, gid_t gid,
+			struct job_spec *spec, struct strbuf *err)
+{
+	int rc;
+
+	if (!s->on_daemon)
+		return 0;
+	rc = history_sets(e, s, dir_fd, dir, uid, gid, spec, err);
+	if (rc == 0)
+		rc = run_snapshot(e, s, spec, err);
 	return rc;
 }

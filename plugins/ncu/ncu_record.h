@@ -30,7 +30,7 @@
 #include <stddef.h>
 
 #include "ncu_csv.h"
-#include "rooflined_plugin.h" /* struct rl_field */
+#include "rooflined/plugin.h" /* struct rl_field */
 
 /* A collected metric: where the parsed table holds it, and its role. */
 struct ncu_record_column {

@@ -1,5 +1,7 @@
 /*
- * rooflined_plugin.h - the whole plugin ABI of rooflined.
+ * rooflined/plugin.h - the whole plugin ABI of rooflined: the public header
+ * (installed as <rooflined/plugin.h> by rooflined-dev), libc only; it
+ * includes nothing of the tree.
  *
  * A plugin is one shared object, plugins/<name>.so, that exports exactly one
  * symbol, ROOFLINE_PLUGIN_SYMBOL, a const struct rl_plugin.  The loader
@@ -81,6 +83,19 @@ enum rl_opt_type {
 	RL_OPT_COMMAND,    /* [struct rl_strlist] argv; argv[0] may be absolute
 	                      (a program), other elements are plain strings */
 };
+
+/*
+ * Or'ed into the type of a string, path or list option: the option names a
+ * program the plugin runs, or what it tells that program (a command option
+ * is one whatever its type says).  A user's run may not set such an option
+ * on a step `on: daemon`, where rooflined runs the facility's programs
+ * (rooflined.yaml: user_daemon_steps, ncu_program, gnuplot_program).  The
+ * loader refuses it on another type; a host older than it refuses the
+ * plugin's option table (an unknown type), so a plugin using it says so.
+ * RL_OPT_TYPE() is the type without it.
+ */
+#define RL_OPT_PROGRAM 0x100
+#define RL_OPT_TYPE(type) ((enum rl_opt_type)((type) & 0xff))
 
 /* A list option's value; the host owns the strings. */
 struct rl_strlist {

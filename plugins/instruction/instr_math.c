@@ -1,5 +1,6 @@
 /*
- * instr_math.c - the Instruction Roofline's formulas (instr_math.h).
+ * instr_math.c - the Instruction Roofline's formulas (instr_math.h), beside
+ * the instruction plugin, their one user.
  */
 #include "instr_math.h"
 

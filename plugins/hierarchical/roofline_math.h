@@ -5,7 +5,7 @@
  * tests and its benchmark: everything of the analysis that needs no host.
  * Four parts: the point arithmetic (no allocation); the reading of `kernel`
  * records (docs/collect.md) into counts by the roles and factors of the
- * metric table (common/ncu_table.h); those counts summed per kernel and GPU;
+ * metric table (plugins/ncu/ncu_table.h); those counts summed per kernel and GPU;
  * and the `ceiling` records of each GPU (docs/ceilings.md).  Units: FLOPs, bytes, seconds, FLOP/s
  * and B/s in; GFLOP/s (1e9, not 1024^3) out.  docs/analysis.md has the
  * formulas with their sources (the seeds: NERSC's roofline-on-nvidia-gpus,
@@ -38,8 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ncu_table.h"
-#include "rooflined_plugin.h"
+#include "ncu/ncu_table.h"
+#include "rooflined/plugin.h"
 
 /* Memory levels, innermost first.  RLM_COMPUTE is "no level binds". */
 enum {
@@ -135,7 +135,7 @@ const char *roofline_math_verdict_name(enum rlm_verdict v);
  *                  not collected, whatever its set (a collection made with
  *                  another table's default set): the analysis reports such
  *                  datapaths as uncounted (roofline_math_uncounted()).
- * A tensor datapath may have several rows (parts, common/ncu_table.h): its
+ * A tensor datapath may have several rows (parts, plugins/ncu/ncu_table.h): its
  * value is the sum of the parts' value x factor, present only when every
  * part is.
  */
