@@ -38,7 +38,7 @@ $(B)/tests/test_ncu_launch: $(NCU_OBJS) $(B)/obj/plugins/ncu/argv.o $(B)/obj/plu
 # ---- the parse benchmark (bench/ncu-parse-bench.sh builds and runs it) ----
 $(B)/bench/ncu-parse-bench: bench/ncu-parse-bench.c $(NCU_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $^
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $(filter %.c %.o,$^)
 
 # ---- reference kernels ----
 NVCC_LIBS_dgemm := -lcublas
