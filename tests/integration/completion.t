@@ -55,9 +55,9 @@ is "$(complete_line "$R st")" "status" "roofline st<TAB>: status"
 is "$(complete_line "$R validate --c")" "--cluster" "roofline validate --c<TAB>: --cluster"
 is "$(complete_line "$R plot --format ")" "$(printf 'png\nsvg')" "roofline plot --format <TAB>: png, svg"
 
-# Run ids: alice's own, as the database has them (the latest 200, as
-# `roofline list` shows them), and not bob's.
-alice_runs=$(sql "select id from runs where owner = 'alice' order by id desc limit 200" | sort)
+# Run ids: the runs alice sees, as the database has them (hers and the
+# facility's, the latest 200, as `roofline list` shows them), and not bob's.
+alice_runs=$(sql "select id from runs where owner = 'alice' or facility order by id desc limit 200" | sort)
 is "$(complete_line "$R status ")" "$alice_runs" "roofline status <TAB>: alice's runs from the database"
 unlike "$(complete_line "$R cancel ")" "^$run_b\$" "bob's run is not offered to alice"
 is "$(complete_line "$R plot --baseline ")" "$alice_runs" "roofline plot --baseline <TAB>: runs too"
