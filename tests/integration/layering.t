@@ -12,7 +12,7 @@ LAYERING=$ROOT/scripts/layering
 # ---- the tree itself --------------------------------------------------------
 out=$("$LAYERING" --build "$BUILD" 2>&1)
 is "$?" 0 "the tree keeps its layers (scripts/layering --build $BUILD)" || diag "$out"
-like "$out" '^layering: [0-9]+ files in [0-9]+ folders keep their layers; [0-9]+ objects call' \
+like "$(grep -v 'older than their source' <<<"$out")" '^layering: [0-9]+ files in [0-9]+ folders keep their layers; [0-9]+ objects call' \
 	"and says how much it read"
 
 # ---- a wrong include in a scratch copy of the tree --------------------------
