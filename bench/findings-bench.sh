@@ -12,7 +12,10 @@
 #   -b COMMIT   also time COMMIT's plugins with COMMIT's sql/ functions,
 #               side by side on the same data ("before"); the database
 #               gets COMMIT's migrations first, then this tree's
-#   (env) NODES=500 NIGHTS=90 KERNELS=500 KRUNS=31 set the sizes;
+#   (env) NODES=500 GPN=2 (GPUs per node) NIGHTS=90 KERNELS=500 KRUNS=31
+#   set the sizes;
+#   REUSE_DB=1 measures on the database a run with KEEP=1 left (no new
+#   data; its own later nights of the ingest stay);
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
 #   (bench/site-bench.c: daemon/site.c's site_rebuild on this database)
@@ -47,7 +50,7 @@ while getopts n:o:b: opt; do
 	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
-NODES=${NODES:-500} NIGHTS=${NIGHTS:-90} KERNELS=${KERNELS:-500} KRUNS=${KRUNS:-31}
+NODES=${NODES:-500} GPN=${GPN:-2} NIGHTS=${NIGHTS:-90} KERNELS=${KERNELS:-500} KRUNS=${KRUNS:-31}
 WINDOW=${WINDOW:-90}
 mkdir -p "$out"
 SUMMARY=$out/summary.txt
@@ -84,20 +87,24 @@ if [[ -n $before ]]; then
 fi
 
 bench_cluster_start --nodes 1 || { echo "$PROG: the cluster did not start" >&2; exit 1; }
-bench_database findings_bench
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
-if [[ -n $before ]]; then
-	for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
-	for f in "$SNAP_SQL"/*.sql; do
-		[[ -e $SNAP/before/sql/$(basename "$f") ]] || NEW_SQL+=("$f")
-	done
+if [[ ${REUSE_DB:-0} == 1 ]]; then
+	export PGDATABASE=findings_bench # the kept one: not dropped at the end
 else
-	for f in "$SNAP_SQL"/*.sql; do q -f "$f" >/dev/null; done
+	bench_database findings_bench || { echo "$PROG: cannot create the database" >&2; exit 1; }
+	if [[ -n $before ]]; then
+		for f in "$SNAP"/before/sql/*.sql; do q -f "$f" >/dev/null; done
+		for f in "$SNAP_SQL"/*.sql; do
+			[[ -e $SNAP/before/sql/$(basename "$f") ]] || NEW_SQL+=("$f")
+		done
+	else
+		for f in "$SNAP_SQL"/*.sql; do q -f "$f" >/dev/null; done
+	fi
 fi
 # The history tables are partitioned by month (sql/010_partitions.sql): the
 # months the synthetic history covers get their partitions, as the daemon
 # would have made them night after night.
-if q -c "select 1 from pg_proc where proname = 'rl_partition_create'" | grep -q 1; then
+if [[ ${REUSE_DB:-0} != 1 ]] && q -c "select 1 from pg_proc where proname = 'rl_partition_create'" | grep -q 1; then
 	q -c "select count(rl_partition_create(t.name, m::date)) from history_tables t,
 	      generate_series(rl_month(now() - interval '$((NIGHTS + 40)) days')::timestamp,
 	                      rl_month(now() + interval '1 month')::timestamp, interval '1 month') m" >/dev/null
@@ -105,7 +112,7 @@ fi
 
 say "# findings benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!docs' || echo '+changes')"
 say "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(free -g | awk '/^Mem/ { print $2 }') GiB; $(q -c 'select version()' | cut -d' ' -f1-2); work_mem $(q -c 'show work_mem'), shared_buffers $(q -c 'show shared_buffers'); load $(cut -d' ' -f1-3 /proc/loadavg)"
-say "# sizes: $((NODES * 2)) GPUs x $((NIGHTS + 1)) nights; $KERNELS kernels x $KRUNS runs; repeats $repeats"
+say "# sizes: $NODES nodes x $GPN = $((NODES * GPN)) GPUs x $((NIGHTS + 1)) nights; $KERNELS kernels x $KRUNS runs; repeats $repeats"
 
 # ---- the recordings the synthetic data is made of ----------------------------
 # ert's replay of the recorded H100 (one GPU): 18 ceilings and the sweep.
@@ -160,15 +167,16 @@ SQL
 	cat bench/findings-bench.sql
 } >"$out/data.sql"
 t0=$(date +%s.%N)
-q -v tonight="$(date -u +%F)" -v nodes="$NODES" -v nights="$NIGHTS" \
+[[ ${REUSE_DB:-0} == 1 ]] ||
+q -v tonight="$(date -u +%F)" -v nodes="$NODES" -v gpn="$GPN" -v nights="$NIGHTS" \
 	-v kernels="$KERNELS" -v kruns="$KRUNS" -f "$out/data.sql" >/dev/null
-FRUN=$(q -c "select id from runs where pipeline_name = 'fleet-bench' and state = 'running'")
-KRUN=$(q -c "select id from runs where pipeline_name = 'kernels-bench' and state = 'running'")
+FRUN=$(q -c "select min(id) from runs where pipeline_name = 'fleet-bench' and state = 'running'")
+KRUN=$(q -c "select min(id) from runs where pipeline_name = 'kernels-bench' and state = 'running'")
 say "generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s: $(q -c "select count(*) from ceilings") ceilings ($(q -c "select pg_size_pretty(pg_total_relation_size('ceilings'))")), $(q -c "select count(*) from points") points, $(q -c "select count(*) from runs") runs; fleet run $FRUN, kernel run $KRUN"
 
 # ---- tonight's inputs of the fleet step: one ert attempt per node ------------
 # As `nodes: each` leaves them: <run>/ert@NODE/attempt-1/records.tsv, the
-# replay's records with tonight's figures of the node's two GPUs.
+# replay's records with tonight's figures of the node's GPUs.
 FDIR=$W/spool/run-$FRUN
 mkdir -p "$FDIR"
 q -c "copy (select node, gpu_index, gpu_uuid, name, value, min, median, max,
@@ -319,41 +327,52 @@ if [[ -n $before ]]; then
 		say "  $p: records.tsv before and after: $(cmp -s "$W/$p.before/attempt-1/records.tsv" "$W/$p.after/attempt-1/records.tsv" && echo identical || echo DIFFER); history (sorted): $(cmp -s <(sort "$W/$p.before/attempt-1/history/records.tsv") <(sort "$W/$p.after/attempt-1/history/records.tsv") && echo identical || echo DIFFER)"
 	done
 fi
-# ---- what the series costs at ingest (sql/014_ceiling_series.sql) ------------
-# Tonight's fleet ceilings inserted again as a run of the next night, row by
-# row as step_records_route inserts them and in one statement, with the
-# series trigger and without it; each in a transaction rolled back.
-if q -c "select 1 from pg_trigger where tgname = 'ceilings_series_merge' and tgparentid = 0" | grep -q 1; then
-	ingest_ms() { # ingest_ms row|bulk on|off
-		local off='' body
-		[[ $2 == off ]] && off='alter table ceilings disable trigger ceilings_series_merge;'
-		if [[ $1 == row ]]; then
-			body="for c in select * from ceilings where run_id = $FRUN order by id loop
-				insert into ceilings select (jsonb_populate_record(c, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*;
-			end loop;"
-		else
-			# (src, not c: c is the block's variable)
-			body="insert into ceilings select (jsonb_populate_record(src, jsonb_build_object('run_id', nr, 'id', nextval('ceilings_id_seq'), 'measured_at', now()))).*
-			      from ceilings src where run_id = $FRUN order by id;"
-		fi
-		q -c "begin; $off
-		      do \$\$ declare c ceilings; nr bigint; t0 timestamptz := clock_timestamp(); begin
-			insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
-			select pipeline_name, owner, facility, '', 'schedule', 'running', night + 1, now()
-			from runs where id = $FRUN returning id into nr;
-			$body
-			raise notice 'ingest_ms %', round(extract(epoch from clock_timestamp() - t0) * 1000, 1);
-		      end \$\$; rollback;" 2>&1 | sed -n 's/.*ingest_ms //p'
-	}
-	n=$(q -c "select count(*) from ceilings where run_id = $FRUN")
-	for mode in row bulk; do
-		on=() off=()
-		for ((i = 0; i < repeats; i++)); do
-			on+=("$(ingest_ms $mode on)") off+=("$(ingest_ms $mode off)")
-		done
-		say "$(printf '  ingest of one night (%s ceilings, %s): with the series trigger %s ms, without %s ms  [%s | %s]' \
-			"$n" "$([[ $mode == row ]] && echo 'one insert per row' || echo 'one statement')" \
-			"$(printf '%s\n' "${on[@]}" | median)" "$(printf '%s\n' "${off[@]}" | median)" "${on[*]}" "${off[*]}")"
-	done
-fi
+# ---- a night's ingest, as the daemon does it (daemon/ingest.c) ---------------
+# Tonight's fleet inputs (every ert@NODE attempt's records.tsv, sweeps and
+# all) ingested again as the run of a later night: per attempt one
+# transaction, the step's row locked, one COPY into step_records of the
+# rows copy_record() makes (every field a JSON string), the step marked
+# succeeded; the routing (sql/026) and the series merge (sql/014, 019) fire
+# as they do in the daemon.  REPEATS nights, each a new run; the median.
+ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
+	local nr
+	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
+		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
+		   from runs where id = $FRUN returning id" | head -1)
+	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
+	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
+	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
+	awk -F'\t' -v run="$nr" -v steps="$W/ingest-steps.tsv" '
+		function jstr(v) { gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); return "\"" v "\"" }
+		function cesc(v) { gsub(/\\/, "\\\\", v); return v }
+		BEGIN { while ((getline l < steps) > 0) { split(l, a, "\t"); id[a[1]] = a[2] } }
+		{ node = $1; sub(/^ert@/, "", node); step = id[node]; file = $2 "/records.tsv"; seq = 0
+		  printf "begin;\nselect 1 from steps where id = %s and attempt = 1 for update;\n", step
+		  print "copy step_records (step, attempt, seq, run_id, kind, node, fields) from stdin;"
+		  while ((getline l < file) > 0) {
+			n = split(l, f, "\t"); j = "{"
+			for (i = 2; i <= n; i++) { p = index(f[i], "=")
+				j = j (i > 2 ? "," : "") jstr(substr(f[i], 1, p - 1)) ":" jstr(substr(f[i], p + 1)) }
+			printf "%s\t1\t%d\t%s\t%s\t%s\t%s}\n", step, seq++, run, cesc(f[1]), cesc(node), cesc(j)
+		  }
+		  close(file)
+		  printf "\\.\nupdate steps set state = '"'"'succeeded'"'"' where id = %s;\ncommit;\n", step
+		}' "$W/fleet-inputs.tsv" >"$W/ingest.sql"
+	local t0 t1
+	t0=$(date +%s%N)
+	q -f "$W/ingest.sql" >/dev/null
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+n_ceil=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling')
+n_rec=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l)
+ms=()
+for ((i = 1; i <= repeats; i++)); do
+	ms+=("$(ingest_night "$i")")
+done
+med=$(printf '%s\n' "${ms[@]}" | median)
+got=$(q -c "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'fleet-bench' and r.night > (select night from runs where id = $FRUN)")
+say "$(printf '  ingest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
+	"$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$med" "$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
+	"${ms[*]}" "$got" "$((n_ceil * repeats))")"
 say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"

@@ -5,8 +5,8 @@
 -- hierarchical plugin's points of the kernel_abc and gsrb captures) times
 -- noise drawn here, with a few declared perturbations.
 --
--- psql variables: tonight (a date), nodes (GPUs / 2), nights (earlier
--- nights), kernels, kruns (runs of the kernel pipeline, the last one judged).
+-- psql variables: tonight (a date), nodes, gpn (GPUs per node), nights
+-- (earlier nights), kernels, kruns (runs of the kernel pipeline, the last one judged).
 --
 -- Noise: a ceiling's relative standard deviation is its recorded trial
 -- range over d2(9) = 2.970 (common/judge.h); each GPU gets a fixed offset
@@ -20,7 +20,7 @@ create function pg_temp.normal() returns double precision
 language sql volatile as
 $$ select sqrt(-2 * ln(1 - random())) * cos(2 * pi() * random()) $$;
 
--- ---- the fleet: nodes x 2 GPUs, nights + 1 runs of pipeline fleet-bench ----
+-- ---- the fleet: nodes x gpn GPUs, nights + 1 runs of pipeline fleet-bench ----
 insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night,
 		  submitted_at, started_at, ended_at)
 select 'fleet-bench', 'rooflined', true, '', 'schedule',
@@ -40,7 +40,7 @@ where r.pipeline_name = 'fleet-bench';
 create temp table gpu as
 select k, g, 'rl-b' || lpad(k::text, greatest(3, length(k::text)), '0') as node,
        'GPU-bench-' || lpad(k::text, greatest(3, length(k::text)), '0') || '-' || g as uuid
-from generate_series(1, :nodes) k, generate_series(0, 1) g;
+from generate_series(1, :nodes) k, generate_series(0, :gpn - 1) g;
 
 create temp table gpu_offset as
 select u.uuid, t.name,
