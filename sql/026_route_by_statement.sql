@@ -20,13 +20,17 @@
 -- BEFORE triggers are dropped: a row inserted into `ceilings` by anything
 -- else than a step's records never had a record to read them from.
 --
+-- Every function here pins its search_path, as 020 made all of them do.
+--
 -- What a record becomes is unchanged (003, 008, 019): the same columns from
 -- the same fields, the same rl_num() conversions, the same order of ids.
 -- A record of another kind is left to its own trigger (points 005/007,
 -- findings 011/020): those are row-level and unchanged.
 
 create or replace function step_records_route() returns trigger
-language plpgsql as $$
+language plpgsql
+set search_path = pg_catalog, public, pg_temp
+as $$
 begin
 	insert into ceilings (run_id, step, attempt, seq, node, gpu_index,
 		gpu_uuid, gpu_name, driver, cuda, cc, sm_clock_mhz,
@@ -90,7 +94,9 @@ create function rl_series_append(
 	s_nights date[], s_run_ids bigint[], s_vals double precision[], s_drivers text[],
 	a_nights date[], a_run_ids bigint[], a_vals double precision[], a_drivers text[])
 returns table (nights date[], run_ids bigint[], vals double precision[], drivers text[])
-language plpgsql immutable as $$
+language plpgsql immutable
+set search_path = pg_catalog, public, pg_temp
+as $$
 declare
 	n      integer := cardinality(s_nights);
 	k      integer := 1;
@@ -114,7 +120,9 @@ $$;
 
 -- 019's merge, through rl_series_append.
 create or replace function ceilings_series_merge() returns trigger
-language plpgsql as $$
+language plpgsql
+set search_path = pg_catalog, public, pg_temp
+as $$
 begin
 	insert into ceiling_series as s (pipeline_name, owner, facility,
 		gpu_uuid, name, nights, run_ids, vals, drivers)
