@@ -196,14 +196,14 @@ fi
 # findings_at GPUS NIGHTS KERNELS KRUNS TAG: one findings-bench run; its summary in $OUT/findings.TAG
 findings_at() {
 	local dir=$OUT/findings.$5
-	NODES=$(($1 / 2)) NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
+	NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
 		"$REPO/bench/findings-bench.sh" -n 1 -o "$dir" >"$dir.log" 2>&1 ||
 		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
 	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night|site rebuilt' "$dir/summary.txt" |
 		sed "s/^/  [$5] /" | tee -a "$OUT/summary.txt"
 }
 total_ms() { sed -n "s/^ *$1\.after .* total *\([0-9.]*\) ms.*/\1/p" "$2/summary.txt"; }
-ingest_ms() { sed -n 's/.*ingest of one night (\([0-9]*\) ceilings, one statement): with the series trigger \([0-9.]*\) ms.*/\2/p' "$1/summary.txt"; }
+ingest_ms() { sed -n 's/.*ingest of one night as the daemon does it (.*): \([0-9.]*\) ms = .*/\1/p' "$1/summary.txt"; }
 site_ms() { sed -n 's/^  site rebuilt: wall \([0-9.]*\) ms.*/\1/p' "$1/summary.txt"; }
 if has_stage findings; then
 	report "== findings: $GPUS GPUs x $NIGHTS nights, $KERNELS kernels x $KRUNS runs (load $(load))"

@@ -199,6 +199,16 @@ static int read_history(void *arg, const char *step, const char *kind,
 	return p->uuid && p->name ? 0 : -ENOMEM;
 }
 
+/* One pass over the inputs (2,000 nodes' records, sweeps included, at a
+ * large facility): the ceilings, the run's night and the history. */
+static int read_input(void *arg, const char *step, const char *kind,
+		      const struct rl_field *f)
+{
+	if (!strcmp(kind, "ceiling"))
+		return read_ceiling(arg, step, kind, f);
+	return read_history(arg, step, kind, f);
+}
+
 static int cmp_past(const void *a, const void *b)
 {
 	const struct past *x = a, *y = b;
@@ -566,9 +576,7 @@ static enum rl_result fleet_run(struct rl_ctx *ctx, const void *config,
 			 FLEET_MAX_NIGHTS);
 		return RL_FAIL;
 	}
-	rc = rl_each_input(ctx, "ceiling", read_ceiling, &fl);
-	if (rc == 0)
-		rc = rl_each_input(ctx, NULL, read_history, &fl);
+	rc = rl_each_input(ctx, NULL, read_input, &fl);
 	if (rc == 0 && fl.nfig == 0) {
 		rl_error(ctx, "no measured ceiling among the inputs: nothing to judge");
 		goto out;

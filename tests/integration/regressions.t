@@ -86,4 +86,24 @@ is "$?" 2 "an unknown baseline: exit 2"
 as bob "$BIN/roofline" regressions "$r3" >/dev/null 2>&1
 is "$?" 2 "bob cannot compare alice's runs"
 
+# rl_run_points (sql/027) joins the run's ceilings once; 011 looked each
+# point's roof up by a subquery.  Both, on every run with points here.
+old_points="select distinct on (p.run_id, p.kernel, p.level, p.precision)
+	       p.run_id, p.kernel, p.level, p.precision, p.ai, p.gflops, p.time_s, p.bound_ceiling,
+	       (select c.value from ceilings c
+	        where c.run_id = p.run_id and c.method = 'empirical'
+	          and c.name = p.bound_ceiling
+	          and (c.gpu_uuid = p.gpu_uuid or p.gpu_uuid is null)
+	        order by c.id desc limit 1),
+	       p.gpu_name, p.gpu_uuid
+	from points p
+	where p.invocation = 'all' and p.ai is not null and p.gflops is not null
+	order by p.run_id, p.kernel, p.level, p.precision, p.id desc"
+new_points="select r.id, x.* from runs r, rl_run_points(r.id) x"
+n=$(sql "select count(*) from ($new_points) n")
+ok "rl_run_points: $n points of every run" test "$n" -gt 0
+is "$(sql "select count(*) from (($new_points) except all ($old_points)) d") $(sql "select count(*) from (($old_points) except all ($new_points)) d")" \
+	"0 0" "rl_run_points answers as 011's per-point lookup, roofs included"
+n=$(sql "select count(roof) from ($new_points) n")
+ok "and $n of them have a roof" test "$n" -gt 0
 done_testing
