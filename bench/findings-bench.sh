@@ -14,6 +14,7 @@
 #               gets COMMIT's migrations first, then this tree's
 #   (env) NODES=500 GPN=2 (GPUs per node) NIGHTS=90 KERNELS=500 KRUNS=31
 #   set the sizes;
+#   REGRESSIONS=0 leaves the regressions step out, EXPLAIN=0 the plans;
 #   REUSE_DB=1 measures on the database a run with KEEP=1 left (no new
 #   data; its own later nights of the ingest stay);
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
@@ -169,11 +170,36 @@ SQL
 t0=$(date +%s.%N)
 [[ ${REUSE_DB:-0} == 1 ]] ||
 q -v tonight="$(date -u +%F)" -v nodes="$NODES" -v gpn="$GPN" -v nights="$NIGHTS" \
-	-v kernels="$KERNELS" -v kruns="$KRUNS" -f "$out/data.sql" >/dev/null
+	-v kernels="$KERNELS" -v kruns="$KRUNS" -v kowner="$BUSER" -f "$out/data.sql" >/dev/null
 FRUN=$(q -c "select min(id) from runs where pipeline_name = 'fleet-bench' and state = 'running'")
 KRUN=$(q -c "select min(id) from runs where pipeline_name = 'kernels-bench' and state = 'running'")
 say "generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s: $(q -c "select count(*) from ceilings") ceilings ($(q -c "select pg_size_pretty(pg_total_relation_size('ceilings'))")), $(q -c "select count(*) from points") points, $(q -c "select count(*) from runs") runs; fleet run $FRUN, kernel run $KRUN"
 
+# ingest_sql RUN STEPS < LIST: the SQL that ingests, as daemon/ingest.c
+# does, each attempt of LIST ("STEP_ID@NODE<TAB>DIR" lines, or "STEP_ID<TAB>DIR"
+# for a daemon step) into run RUN; STEPS maps a node ('' for a daemon step)
+# to its step's id ("NODE<TAB>ID" lines).  Per attempt one transaction: the
+# step's row locked, one COPY into step_records of the rows copy_record()
+# makes (every field a JSON string, seq from 0), the step marked succeeded.
+ingest_sql() {
+	awk -F'\t' -v run="$1" -v steps="$2" '
+		function jstr(v) { gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); return "\"" v "\"" }
+		function cesc(v) { gsub(/\\/, "\\\\", v); return v }
+		BEGIN { while ((getline l < steps) > 0) { split(l, a, "\t"); id[a[1]] = a[2] } }
+		{ node = index($1, "@") ? substr($1, index($1, "@") + 1) : ""
+		  step = id[node]; file = $2 "/records.tsv"; seq = 0
+		  printf "begin;\nselect 1 from steps where id = %s and attempt = 1 for update;\n", step
+		  print "copy step_records (step, attempt, seq, run_id, kind, node, fields) from stdin;"
+		  while ((getline l < file) > 0) {
+			n = split(l, f, "\t"); j = "{"
+			for (i = 2; i <= n; i++) { p = index(f[i], "=")
+				j = j (i > 2 ? "," : "") jstr(substr(f[i], 1, p - 1)) ":" jstr(substr(f[i], p + 1)) }
+			printf "%s\t1\t%d\t%s\t%s\t%s\t%s}\n", step, seq++, run, cesc(f[1]), cesc(node), cesc(j)
+		  }
+		  close(file)
+		  printf "\\.\nupdate steps set state = '"'"'succeeded'"'"' where id = %s;\ncommit;\n", step
+		}'
+}
 # ---- tonight's inputs of the fleet step: one ert attempt per node ------------
 # As `nodes: each` leaves them: <run>/ert@NODE/attempt-1/records.tsv, the
 # replay's records with tonight's figures of the node's GPUs.
@@ -286,8 +312,9 @@ flagged() { # flagged DIR: the step's findings, "subject measure class" each
 }
 steps_all() { # steps_all LABEL PLUGIN_DIR
 	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
-	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
 	say "  findings: fleet: $(flagged "$W/fleet.$1")"
+	[[ ${REGRESSIONS:-1} == 1 ]] || return 0
+	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
 	say "  findings: regressions: $(flagged "$W/regressions.$1")"
 }
 
@@ -306,7 +333,21 @@ if [[ -n $before ]]; then
 fi
 say "## after: this tree ($(git rev-parse --short HEAD))"
 steps_all after "$SNAP_PLUGINS"
-explain_all after
+[[ ${EXPLAIN:-1} == 0 ]] || explain_all after
+# Tonight's fleet step, as the daemon would have ingested it (the records
+# of the `fleet` daemon step of the fleet run: its verdict per GPU and
+# ceiling, the findings): what the site's tonight page and the GPUs'
+# history pages are built from.  Once; a database kept (REUSE_DB=1) has it.
+if [[ ${SITE:-0} == 1 && $(q -c "select count(*) from steps where run_id = $FRUN and plugin = 'fleet'") == 0 ]]; then
+	fid=$(q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
+		    values ($FRUN, 'fleet', '', 'fleet', true, 'running', 1) returning id" | head -1)
+	printf '\t%s\n' "$fid" >"$W/fleet-step.tsv"
+	printf 'fleet\t%s\n' "$W/fleet.after/attempt-1" |
+		ingest_sql "$FRUN" "$W/fleet-step.tsv" >"$W/fleet-step.sql"
+	t0=$(date +%s%N)
+	q -f "$W/fleet-step.sql" >/dev/null
+	say "  fleet step's records ingested (one COPY of $(wc -l <"$W/fleet.after/attempt-1/records.tsv") records): $((($(date +%s%N) - t0) / 1000000)) ms"
+fi
 # SITE=1: the facility site rebuilt as the daemon does after a run ends
 # (bench/site-bench.c: daemon/site.c on this database), REPEATS times
 if [[ ${SITE:-0} == 1 ]]; then
@@ -342,22 +383,7 @@ ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
 	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
 	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
 	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
-	awk -F'\t' -v run="$nr" -v steps="$W/ingest-steps.tsv" '
-		function jstr(v) { gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); return "\"" v "\"" }
-		function cesc(v) { gsub(/\\/, "\\\\", v); return v }
-		BEGIN { while ((getline l < steps) > 0) { split(l, a, "\t"); id[a[1]] = a[2] } }
-		{ node = $1; sub(/^ert@/, "", node); step = id[node]; file = $2 "/records.tsv"; seq = 0
-		  printf "begin;\nselect 1 from steps where id = %s and attempt = 1 for update;\n", step
-		  print "copy step_records (step, attempt, seq, run_id, kind, node, fields) from stdin;"
-		  while ((getline l < file) > 0) {
-			n = split(l, f, "\t"); j = "{"
-			for (i = 2; i <= n; i++) { p = index(f[i], "=")
-				j = j (i > 2 ? "," : "") jstr(substr(f[i], 1, p - 1)) ":" jstr(substr(f[i], p + 1)) }
-			printf "%s\t1\t%d\t%s\t%s\t%s\t%s}\n", step, seq++, run, cesc(f[1]), cesc(node), cesc(j)
-		  }
-		  close(file)
-		  printf "\\.\nupdate steps set state = '"'"'succeeded'"'"' where id = %s;\ncommit;\n", step
-		}' "$W/fleet-inputs.tsv" >"$W/ingest.sql"
+	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" >"$W/ingest.sql"
 	local t0 t1
 	t0=$(date +%s%N)
 	q -f "$W/ingest.sql" >/dev/null

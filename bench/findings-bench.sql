@@ -6,7 +6,7 @@
 -- noise drawn here, with a few declared perturbations.
 --
 -- psql variables: tonight (a date), nodes, gpn (GPUs per node), nights
--- (earlier nights), kernels, kruns (runs of the kernel pipeline, the last one judged).
+-- (earlier nights), kowner (the user whose runs the kernels' are), kernels, kruns (runs of the kernel pipeline, the last one judged).
 --
 -- Noise: a ceiling's relative standard deviation is its recorded trial
 -- range over d2(9) = 2.970 (common/judge.h); each GPU gets a fixed offset
@@ -83,7 +83,7 @@ order by r.id, u.node, u.g, t.seq;
 -- ---- the kernels: kruns runs of pipeline kernels-bench on one GPU -----------
 insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night,
 		  submitted_at, started_at, ended_at)
-select 'kernels-bench', 'rooflined', true, '', 'schedule',
+select 'kernels-bench', :'kowner', false, '', 'schedule',
        case when n = :kruns then 'running' else 'succeeded' end,
        :'tonight'::date - (:kruns - n),
        (:'tonight'::date - (:kruns - n)) + interval '4 hours',
