@@ -45,7 +45,7 @@ DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/launch.c daemon/ingest.c daemon/schedule.c \
               daemon/migrate.c daemon/step_inputs.c \
               daemon/notify.c daemon/partitions.c \
-              daemon/site.c daemon/site_files.c daemon/site_page.c \
+              daemon/site.c daemon/site_child.c daemon/site_files.c daemon/site_page.c \
               daemon/site_tonight.c daemon/spool_dirs.c \
               daemon/step_policy.c daemon/leader.c daemon/spool_space.c
 CLI_SRC    := $(wildcard cli/*.c)

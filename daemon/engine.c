@@ -14,6 +14,7 @@
 #include "spool_space.h"
 #include "migrate.h"
 #include "notify.h"
+#include "site_child.h"
 #include "util.h"
 
 void engine_name_session(struct engine *e)
@@ -251,6 +252,7 @@ int engine_tick(struct engine *e, bool children_only)
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
+	site_child_poll(e->cfg); /* a rebuild asked for while one ran */
 	if (!children_only) {
 		schedule_fire_due(e);
 		notify_pending(e);

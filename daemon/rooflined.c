@@ -19,9 +19,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "db.h"
 #include "engine.h"
 #include "log.h"
 #include "paths.h"
+#include "site.h"
+#include "site_child.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -57,6 +60,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rooflined [-c FILE] [-f] [-v] [--no-standby] [--check-config]\n"
+		"       rooflined [-c FILE] [-f] --rebuild-site\n"
 		"\n"
 		"Runs roofline pipelines as Slurm jobs and records every result in\n"
 		"PostgreSQL.\n"
@@ -69,6 +73,8 @@ static void usage(FILE *out)
 		"      --no-standby    exit 1 when another rooflined holds the database,\n"
 		"                      instead of waiting as its standby to take over\n"
 		"      --check-config  load the configuration and exit 0 if it is valid\n"
+		"      --rebuild-site  rebuild the facility site under web_root once and\n"
+		"                      exit (what the daemon starts when runs end)\n"
 		"  -h, --help          this text\n"
 		"      --version       print the version and exit\n"
 		"\n"
@@ -274,6 +280,28 @@ static int run_loop(struct engine *e, struct config *cfg, const char *path)
 	return 0;
 }
 
+/* --rebuild-site: the site rebuilt over a connection of its own (what
+ * site_child.h starts when runs end).  0, or 1 when a page or the
+ * connection failed (logged). */
+static int rebuild_site(const struct config *cfg)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct db *db;
+	int rc;
+
+	strbuf_init(&err);
+	db = db_connect(cfg->database, &err);
+	if (!db) {
+		log_error("site: cannot connect to the database: %s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	rc = site_rebuild(cfg, db);
+	db_close(db);
+	strbuf_release(&err);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -281,6 +309,7 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "rebuild-site", no_argument, NULL, 'R' },
 		{ "no-standby", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -288,6 +317,7 @@ int main(int argc, char **argv)
 	};
 	const char *path = NULL;
 	bool foreground = false, verbose = false, check = false, standby = true;
+	bool site = false;
 	bool waiting;
 	struct strbuf err = STRBUF_INIT;
 	struct config cfg;
@@ -300,6 +330,7 @@ int main(int argc, char **argv)
 		case 'f': foreground = true; break;
 		case 'v': verbose = true; break;
 		case 'C': check = true; break;
+		case 'R': site = true; break;
 		case 'S': standby = false; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("rooflined %s\n", ROOFLINE_VERSION); return 0;
@@ -324,6 +355,13 @@ int main(int argc, char **argv)
 		cfg.log_level = RL_LOG_DEBUG;
 	log_init("rooflined", cfg.log_level, cfg.log_syslog);
 	umask(077); /* run files are their owner's alone (and root's) */
+	if (site) {
+		log_init("rooflined", cfg.log_level, cfg.log_syslog || !foreground);
+		rc = rebuild_site(&cfg);
+		config_release(&cfg);
+		return rc;
+	}
+	site_child_init(path, foreground);
 	slurm_setup(cfg.slurm_conf[0] ? cfg.slurm_conf : NULL);
 	strbuf_init(&err);
 	/* Before going to the background: a second daemon on this database

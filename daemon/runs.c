@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "engine.h"
-#include "site.h"
+#include "site_child.h"
 #include "log.h"
 #include "pipeline.h"
 #include "records.h"
@@ -716,7 +716,7 @@ void runs_finish_done(struct engine *e)
 			 db_value(r, i, 2)[0] ? ": " : "", db_value(r, i, 2));
 	/* the facility site shows ended runs: rebuild it when some ended */
 	if (r && db_rows(r))
-		site_rebuild(e->cfg, e->db);
+		site_child_request(e->cfg);
 	db_result_free(r);
 }
 

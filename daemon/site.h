@@ -1,7 +1,7 @@
 /*
  * site.h - the facility site: static HTML under the configuration's
- * web_root, rebuilt by the daemon after runs end (engine: runs_finish_done),
- * from the database through the daemon's db layer.
+ * web_root, rebuilt after runs end by `rooflined --rebuild-site`, which the
+ * daemon starts (site_child.h), from the database through the db layer.
  *
  *   index.html                 root's, 0644: the latest facility runs per
  *                              pipeline, the users with runs (links to

@@ -100,6 +100,15 @@ wait_run() {
 	wait_for "[[ \$(run_state $1) =~ ^(succeeded|failed|cancelled)\$ ]]" "${2:-60}"
 }
 
+# site_settled TEST: the daemon rebuilds the site in a child of its own
+# (rooflined --rebuild-site, daemon/site_child.h) after runs end.  Waits
+# until TEST (a shell condition: the page expected) holds and no rebuild of
+# this daemon runs any more.
+site_settled() {
+	wait_for "$1" "${2:-60}" &&
+		wait_for "! pgrep -f -- '--rebuild-site -f -c $DAEMON_CONF' >/dev/null" "${2:-60}"
+}
+
 # submit_as USER FILE: prints the run id (empty on failure).
 submit_as() {
 	as "$1" "$BIN/roofline" submit "$2" 2>>"$TEST_TMP/submit.err"

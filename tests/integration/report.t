@@ -133,7 +133,8 @@ is "$(grep -c '<td class="n" data-v="0">0</td><td class="n" data-v="[^"]*">[^<]*
 	"each unchanged (0 %): both runs replay the same recordings"
 
 # ---- the facility site ------------------------------------------------------------
-ok "the site's index exists" test -s "$SITE/index.html"
+ok "the site's index exists (rebuilt in a child of the daemon)" \
+	site_settled "grep -q 'users/alice/index.html' '$SITE/index.html' 2>/dev/null && test -s '$SITE/users/alice/run-$run.html'"
 like "$(cat "$SITE/index.html")" "href=\"users/alice/index.html\">alice</a>" "it links alice's page"
 is "$(stat -c '%U %G %a' "$SITE/users/alice" "$SITE/users/alice/run-$run.html" | paste -sd,)" \
 	"root www-data 750,root www-data 640" \
