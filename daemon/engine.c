@@ -247,7 +247,16 @@ int engine_tick(struct engine *e, bool children_only)
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
 		"order by s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX), 0, NULL, &n);
 
-	launch_steps(e, ready, n);
+	struct launch_batch batch;
+
+	launch_begin(e, ready, n, &batch);
+	/* A backlog of queued runs (this pass started as many as it may):
+	 * the next ones are expanded while slurmctld takes this pass's jobs,
+	 * instead of after them; their steps go in the next pass, which
+	 * `more` asks for at once. */
+	if (more && batch.stream)
+		runs_start_queued(e);
+	launch_end(e, &batch);
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);

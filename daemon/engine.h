@@ -136,9 +136,36 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
 			 const char *yaml);
 
 /* ---- launch.c ---- */
-/* Launch the next attempt of each ready step (state 'waiting' or
- * 'retry_wait'): Slurm jobs and daemon children.  Updates rows. */
-void launch_steps(struct engine *e, struct step_row *rows, int n);
+/*
+ * Launch the next attempt of each ready step (state 'waiting' or
+ * 'retry_wait'), in two halves so that the caller can work while
+ * slurmctld takes the jobs: launch_begin() marks rows 'submitting' (the
+ * fence: only while this daemon holds the lock) and hands each Slurm step's
+ * request, as soon as its attempt directory is made, to threads that submit
+ * them (slurm_submit_stream); launch_end() waits for them, records the jobs
+ * 'pending' (refusals as failed attempts) and then starts the daemon
+ * children.  Between the two the caller may use the database but must not
+ * fork, nor touch rows; every launch_begin() is followed by launch_end() in
+ * the same tick (steps left 'submitting' in between are this process's own:
+ * launch_repair_submitting() must not run then).  Updates rows.
+ */
+struct job_request;
+struct slurm_submit_stream;
+struct launch_batch {
+	struct step_row *rows;   /* borrowed */
+	int n;
+	bool marked;             /* rows marked 'submitting' */
+	struct slurm_submit_stream *stream; /* NULL: no Slurm step */
+	struct job_request *jr;  /* [deferred] the requests in flight */
+	struct strbuf *errs;     /* [deferred] */
+	uint32_t *ids;           /* [deferred] what slurmctld answered */
+	int *row;                /* [deferred] their rows */
+	uint32_t *jobs;          /* [n] the job of each row, 0: none */
+	int deferred;
+};
+void launch_begin(struct engine *e, struct step_row *rows, int n,
+		  struct launch_batch *b);
+void launch_end(struct engine *e, struct launch_batch *b);
 /* Steps left 'submitting' by a crash: adopt their job or submit again,
  * once they have been so for ENGINE_SUBMIT_GRACE_S: a daemon that lost the
  * lock (a standby took over) while it submitted has finished or given up
