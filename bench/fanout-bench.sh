@@ -182,6 +182,8 @@ daemon_rate() {
 	first_sub=$(sql "select extract(epoch from min(e.at)) from step_events e join steps s on s.id = e.step
 		where s.run_id between $lo and $hi and e.state = 'submitting'")
 	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt" | tr '|' ' '); $n_jobs node-pinned Slurm jobs; steps $(paste -sd',' "$OUT/step-states.txt" | tr '|' ' ')"
+	report "   attempts marked 'submitting' more than once: $(sql "select count(*) from (select e.step, e.attempt from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and e.state = 'submitting' group by 1, 2 having count(*) > 1) d"); steps with more than one attempt: $(sql "select count(*) from steps where run_id between $lo and $hi and attempt > 1")"
 	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
 	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
 	report "   ratio to slurm_submit() alone (S): $(div "$(div "$n_jobs" "$span" %.4f)" "$S_RATE" %.2f) x"
@@ -200,6 +202,7 @@ runs_ended() {
 # submissions into bursts (the daemon starts at most a batch of runs per tick).
 slurm_view() {
 	squeue -h -t all -o '%j %V' >"$OUT/squeue-submit.txt"
+	report "V  Slurm jobs of the daemon (rl.*) sharing a name, i.e. submitted twice: $(awk 'index($1, "rl.") == 1 { n[$1]++ } END { d = 0; for (k in n) if (n[k] > 1) d++; print d }' "$OUT/squeue-submit.txt")"
 	local pfx what
 	for pfx in fb rl; do
 		what=$([[ $pfx == fb ]] && echo "slurm_submit() alone" || echo "rooflined")
