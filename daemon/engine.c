@@ -219,6 +219,7 @@ static bool slurm_poll_due(struct engine *e)
 int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
+	bool late_start = false; /* queued runs left for after launch_begin */
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
@@ -227,7 +228,12 @@ int engine_tick(struct engine *e, bool children_only)
 		if (work_signature(e, &e->work_seen_id,
 				   &e->work_seen_cancels) < 0)
 			e->work_seen_id = -1;
-		more = runs_start_queued(e) >= RUNS_START_MAX;
+		/* In a backlog the queued runs are started below, while this
+		 * pass's jobs are in flight, not before them */
+		if (e->backlog)
+			late_start = true;
+		else
+			more = runs_start_queued(e) >= RUNS_START_MAX;
 		runs_handle_cancels(e);
 		if (slurm_poll_due(e))
 			launch_poll(e);
@@ -250,13 +256,17 @@ int engine_tick(struct engine *e, bool children_only)
 	struct launch_batch batch;
 
 	launch_begin(e, ready, n, &batch);
-	/* A backlog of queued runs (this pass started as many as it may):
-	 * the next ones are expanded while slurmctld takes this pass's jobs,
-	 * instead of after them; their steps go in the next pass, which
-	 * `more` asks for at once. */
-	if (more && batch.stream)
-		runs_start_queued(e);
+	/* A backlog (more queued runs than a pass starts, or more ready
+	 * steps than it launches): the queued runs are expanded while
+	 * slurmctld takes this pass's jobs, not between two passes; their
+	 * steps go in the next pass, which `more` asks for at once. */
+	if ((more || late_start) && batch.stream) {
+		more |= runs_start_queued(e) > 0;
+		late_start = false;
+	}
 	launch_end(e, &batch);
+	if (late_start) /* no job of this pass to overlap */
+		more |= runs_start_queued(e) > 0;
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);
