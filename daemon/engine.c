@@ -220,6 +220,7 @@ int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
 	bool late_start = false; /* queued runs left for after launch_begin */
+	bool late_poll = false;  /* and Slurm's poll */
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
@@ -235,7 +236,8 @@ int engine_tick(struct engine *e, bool children_only)
 		else
 			more = runs_start_queued(e) >= RUNS_START_MAX;
 		runs_handle_cancels(e);
-		if (slurm_poll_due(e))
+		/* in a backlog, while this pass's jobs are in flight too */
+		if (slurm_poll_due(e) && !(late_poll = e->backlog))
 			launch_poll(e);
 		else
 			launch_poll_children(e);
@@ -251,7 +253,10 @@ int engine_tick(struct engine *e, bool children_only)
 		"where r.state = 'running' and not r.cancel_requested and ("
 		"  (s.state = 'waiting' and " RUNS_NEEDS_MET ")"
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
-		"order by s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX), 0, NULL, &n);
+		/* Slurm jobs first: what a pass leaves for the next is daemon
+		 * children (forked after the pass's submissions) */
+		"order by s.on_daemon, s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX),
+		0, NULL, &n);
 
 	struct launch_batch batch;
 
@@ -264,9 +269,16 @@ int engine_tick(struct engine *e, bool children_only)
 		more |= runs_start_queued(e) > 0;
 		late_start = false;
 	}
+	if (late_poll && batch.stream) {
+		launch_poll_slurm(e);
+		late_poll = false;
+	}
 	launch_end(e, &batch);
-	if (late_start) /* no job of this pass to overlap */
+	/* no job of this pass to overlap */
+	if (late_start)
 		more |= runs_start_queued(e) > 0;
+	if (late_poll)
+		launch_poll_slurm(e);
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);

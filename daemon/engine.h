@@ -162,6 +162,7 @@ struct launch_batch {
 	int *row;                /* [deferred] their rows */
 	uint32_t *jobs;          /* [n] the job of each row, 0: none */
 	int deferred;
+	struct timespec t0, made; /* CLOCK_MONOTONIC: begun, last request made */
 };
 void launch_begin(struct engine *e, struct step_row *rows, int n,
 		  struct launch_batch *b);
@@ -175,6 +176,9 @@ void launch_end(struct engine *e, struct launch_batch *b);
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);
+/* Follow Slurm jobs only (one poll): no fork, so also between
+ * launch_begin() and launch_end(). */
+void launch_poll_slurm(struct engine *e);
 /* Follow daemon children only. */
 void launch_poll_children(struct engine *e);
 /* Cancel a step's job or child; 0 or -EIO. */

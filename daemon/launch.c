@@ -681,6 +681,7 @@ void launch_begin(struct engine *e, struct step_row *rows, int n,
 	/* Each Slurm request goes to slurmctld as soon as it is made: the
 	 * next attempt directories are prepared while the first jobs are
 	 * submitted, LAUNCH_SUBMIT_THREADS at a time. */
+	clock_gettime(CLOCK_MONOTONIC, &b->t0);
 	b->stream = slurm_submit_stream_start(slurm_steps < LAUNCH_SUBMIT_THREADS
 						      ? slurm_steps
 						      : LAUNCH_SUBMIT_THREADS);
@@ -698,12 +699,29 @@ void launch_begin(struct engine *e, struct step_row *rows, int n,
 					&b->errs[k]);
 		b->deferred++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &b->made);
+}
+
+static double seconds_since(const struct timespec *t0, const struct timespec *t)
+{
+	return (double)(t->tv_sec - t0->tv_sec) +
+	       (double)(t->tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 void launch_end(struct engine *e, struct launch_batch *b)
 {
 	if (b->stream) {
+		struct timespec end, done;
+
+		clock_gettime(CLOCK_MONOTONIC, &end);
 		slurm_submit_stream_finish(b->stream);
+		clock_gettime(CLOCK_MONOTONIC, &done);
+		/* where a pass's time goes: the daemon making the requests,
+		 * its work beside them, the wait for slurmctld's last answer */
+		log_info("%d Slurm job requests of a pass: made in %.2f s, "
+			 "answered in %.2f s (the daemon's work beside them "
+			 "until %.2f s)", b->deferred, seconds_since(&b->t0, &b->made),
+			 seconds_since(&b->t0, &done), seconds_since(&b->t0, &end));
 		for (int k = 0; k < b->deferred; k++) {
 			submit_answered(e, &b->rows[b->row[k]],
 					&b->jobs[b->row[k]], b->ids[k],
@@ -1051,6 +1069,11 @@ void launch_poll(struct engine *e)
 {
 	poll_slurm(e);
 	poll_daemon_children(e);
+}
+
+void launch_poll_slurm(struct engine *e)
+{
+	poll_slurm(e);
 }
 
 void launch_poll_children(struct engine *e)
