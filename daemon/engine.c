@@ -220,7 +220,6 @@ int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
 	bool late_start = false; /* queued runs left for after launch_begin */
-	bool late_poll = false;  /* and Slurm's poll */
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
@@ -234,10 +233,10 @@ int engine_tick(struct engine *e, bool children_only)
 		if (e->backlog)
 			late_start = true;
 		else
-			more = runs_start_queued(e) >= RUNS_START_MAX;
+			more = runs_start_queued(e, RUNS_START_MAX) >=
+			       RUNS_START_MAX;
 		runs_handle_cancels(e);
-		/* in a backlog, while this pass's jobs are in flight too */
-		if (slurm_poll_due(e) && !(late_poll = e->backlog))
+		if (slurm_poll_due(e))
 			launch_poll(e);
 		else
 			launch_poll_children(e);
@@ -266,19 +265,21 @@ int engine_tick(struct engine *e, bool children_only)
 	 * slurmctld takes this pass's jobs, not between two passes; their
 	 * steps go in the next pass, which `more` asks for at once. */
 	if ((more || late_start) && batch.stream) {
-		more |= runs_start_queued(e) > 0;
+		/* a few at a time, until the last job is answered: the pass's
+		 * jobs are recorded 'pending' only after this */
+		int gone, started = 0;
+
+		do {
+			gone = runs_start_queued(e, RUNS_START_CHUNK);
+			started += gone;
+		} while (gone == RUNS_START_CHUNK && started < RUNS_START_MAX &&
+			 launch_in_flight(&batch));
+		more |= started > 0;
 		late_start = false;
 	}
-	if (late_poll && batch.stream) {
-		launch_poll_slurm(e);
-		late_poll = false;
-	}
 	launch_end(e, &batch);
-	/* no job of this pass to overlap */
-	if (late_start)
-		more |= runs_start_queued(e) > 0;
-	if (late_poll)
-		launch_poll_slurm(e);
+	if (late_start) /* no job of this pass to overlap */
+		more |= runs_start_queued(e, RUNS_START_MAX) > 0;
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);

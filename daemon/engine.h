@@ -107,14 +107,16 @@ int engine_tick(struct engine *e, bool children_only);
 int engine_wakeup_fd(struct engine *e);
 
 /* ---- runs.c ---- */
-/* Start up to RUNS_START_MAX queued runs (the oldest first); a run that
- * cannot be started, or whose start cannot be recorded, fails at once with
- * the reason.  Returns how many left the queue (started or failed). */
+/* Start up to max (at most RUNS_START_MAX) queued runs (the oldest first),
+ * in one transaction; a run that cannot be started, or whose start cannot
+ * be recorded, fails at once with the reason.  Returns how many left the
+ * queue (started or failed). */
 #define RUNS_START_MAX 200
+#define RUNS_START_CHUNK 25 /* while a pass's jobs are in flight (engine.c) */
 #define ENGINE_LAUNCH_MAX 500 /* ready steps launched per pass */
 #define ENGINE_STR_(x) #x
 #define ENGINE_STR(x) ENGINE_STR_(x) /* a number macro as SQL text */
-int runs_start_queued(struct engine *e);
+int runs_start_queued(struct engine *e, int max);
 void runs_handle_cancels(struct engine *e);
 void runs_finish_done(struct engine *e);
 /* SQL condition on step row `s`: every instance it needs has succeeded
@@ -145,7 +147,9 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
  * them (slurm_submit_stream); launch_end() waits for them, records the jobs
  * 'pending' (refusals as failed attempts) and then starts the daemon
  * children.  Between the two the caller may use the database but must not
- * fork, nor touch rows; every launch_begin() is followed by launch_end() in
+ * fork, nor touch rows, and should stop once launch_in_flight() is false
+ * (the jobs are recorded 'pending' only then); every launch_begin() is
+ * followed by launch_end() in
  * the same tick (steps left 'submitting' in between are this process's own:
  * launch_repair_submitting() must not run then).  Updates rows.
  */
@@ -167,6 +171,8 @@ struct launch_batch {
 void launch_begin(struct engine *e, struct step_row *rows, int n,
 		  struct launch_batch *b);
 void launch_end(struct engine *e, struct launch_batch *b);
+/* Whether some request of b has not been answered yet. */
+bool launch_in_flight(const struct launch_batch *b);
 /* Steps left 'submitting' by a crash: adopt their job or submit again,
  * once they have been so for ENGINE_SUBMIT_GRACE_S: a daemon that lost the
  * lock (a standby took over) while it submitted has finished or given up
@@ -176,9 +182,6 @@ void launch_end(struct engine *e, struct launch_batch *b);
 void launch_repair_submitting(struct engine *e);
 /* Follow Slurm jobs (one poll) and daemon children. */
 void launch_poll(struct engine *e);
-/* Follow Slurm jobs only (one poll): no fork, so also between
- * launch_begin() and launch_end(). */
-void launch_poll_slurm(struct engine *e);
 /* Follow daemon children only. */
 void launch_poll_children(struct engine *e);
 /* Cancel a step's job or child; 0 or -EIO. */

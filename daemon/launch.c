@@ -702,6 +702,11 @@ void launch_begin(struct engine *e, struct step_row *rows, int n,
 	clock_gettime(CLOCK_MONOTONIC, &b->made);
 }
 
+bool launch_in_flight(const struct launch_batch *b)
+{
+	return b->stream && slurm_submit_stream_busy(b->stream);
+}
+
 static double seconds_since(const struct timespec *t0, const struct timespec *t)
 {
 	return (double)(t->tv_sec - t0->tv_sec) +
@@ -1069,11 +1074,6 @@ void launch_poll(struct engine *e)
 {
 	poll_slurm(e);
 	poll_daemon_children(e);
-}
-
-void launch_poll_slurm(struct engine *e)
-{
-	poll_slurm(e);
 }
 
 void launch_poll_children(struct engine *e)

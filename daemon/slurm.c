@@ -143,7 +143,7 @@ struct submit_item {
 
 struct slurm_submit_stream {
 	struct submit_item *items;
-	size_t n, cap, next;
+	size_t n, cap, next, answered;
 	bool closed;
 	pthread_mutex_t lock;
 	pthread_cond_t more;
@@ -169,7 +169,22 @@ static void *submit_worker(void *arg)
 		pthread_mutex_unlock(&st->lock);
 		if (slurm_submit(it.req, it.job_id, it.err) < 0)
 			*it.job_id = 0;
+		pthread_mutex_lock(&st->lock);
+		st->answered++;
+		pthread_mutex_unlock(&st->lock);
 	}
+}
+
+bool slurm_submit_stream_busy(struct slurm_submit_stream *st)
+{
+	bool busy;
+
+	if (!st || st->started == 0)
+		return false;
+	pthread_mutex_lock(&st->lock);
+	busy = st->answered < st->n;
+	pthread_mutex_unlock(&st->lock);
+	return busy;
 }
 
 struct slurm_submit_stream *slurm_submit_stream_start(int threads)

@@ -98,6 +98,8 @@ void slurm_submit_stream_add(struct slurm_submit_stream *st,
 			     const struct slurm_job_request *req,
 			     uint32_t *job_id, struct strbuf *err);
 void slurm_submit_stream_finish(struct slurm_submit_stream *st);
+/* Whether some request added to st has not been answered yet. */
+bool slurm_submit_stream_busy(struct slurm_submit_stream *st);
 
 /*
  * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
