@@ -256,7 +256,7 @@ probes_add() {
 	perf probe -q -d 'rlb:*' >/dev/null 2>&1 || true
 	slurm=$(ldd "$rl" | awk '/libslurm/ { print $3 }')
 	pq=$(ldd "$rl" | awk '/libpq/ { print $3 }')
-	for f in engine_tick runs_start_queued runs_handle_cancels launch_steps launch_poll \
+	for f in engine_tick runs_start_queued runs_handle_cancels launch_begin launch_end launch_poll \
 		ingest_attempt engine_steps_query runs_finish_done; do
 		perf probe -q -x "$rl" -a "rlb:$f=$f" -a "rlb:$f=$f%return" ||
 			say "warning: no probe on $f"
@@ -277,7 +277,7 @@ probes_summary() {
 		t = $1 + 0; ev = fname($2)
 		ret = ev ~ /__return$|^sys_exit_/
 		sub(/__return$/, "", ev); sub(/^sys_(enter|exit)_/, "", ev)
-		top = ev ~ /^(engine_tick|runs_start_queued|runs_handle_cancels|launch_steps|launch_poll|runs_finish_done)$/
+		top = ev ~ /^(engine_tick|runs_start_queued|runs_handle_cancels|launch_begin|launch_end|launch_poll|runs_finish_done)$/
 		if (!ret) { start[ev] = t; if (top && ev != "engine_tick") cur = ev; next }
 		if (!(ev in start)) next
 		d = (t - start[ev]) * 1000; delete start[ev]

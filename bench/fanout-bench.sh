@@ -10,7 +10,9 @@
 #      fanned out to every node (`nodes: each`, smoke plugin) and one daemon
 #      step after it (smoke, on: daemon, needs the fanned-out step):
 #        - the daemon's submission rate: jobs from the first 'submitting'
-#          event to the last 'pending' event (every job pinned to its node)
+#          event to the last job's 'pending' event (the one that recorded
+#          its submission, not a later change of its pending reason; every
+#          job pinned to its node), and its ratio to S
 #        - from the last job's end (the newest exit.tsv of the Slurm steps) to
 #          the last daemon step's end (its 'succeeded' event; and its own
 #          exit.tsv), and from the queueing to the last run's end
@@ -33,6 +35,7 @@
 set -euo pipefail
 
 PROG=fanout-bench
+S_RATE=0
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=250 POLL=2s
 OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
@@ -131,6 +134,7 @@ setup() {
 slurm_rate() {
 	local n=$((RUNS * ${#NODES[@]})) line
 	line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
+	S_RATE=$(sed -n 's/.*(\([0-9.]*\) jobs\/s).*/\1/p' <<<"$line")
 	echo "$line" >>"$OUT/engine-submit.txt"
 	report "S  slurm_submit() alone, $n node-pinned jobs, jobs running: $line (load $(load))"
 	wait_for 1800 no_user_jobs || die "Slurm's jobs did not finish in 30 min"
@@ -154,10 +158,17 @@ daemon_rate() {
 	wait_for 3600 runs_ended "$lo" "$hi" || die "runs $lo..$hi did not end in an hour"
 	c1=$(cpu_s "$DPID")
 	n_jobs=$(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null")
-	# first 'submitting' .. last 'pending' of the Slurm steps
-	sub_span=$(sql "select extract(epoch from max(e.at) filter (where e.state = 'pending') - min(e.at) filter (where e.state = 'submitting')),
-		extract(epoch from min(e.at) filter (where e.state = 'pending')) from step_events e join steps s on s.id = e.step
-		where s.run_id between $lo and $hi and not s.on_daemon" | tr '|' ' ')
+	# first 'submitting' .. last 'pending' of the Slurm steps: the 'pending'
+	# event that recorded each attempt's submission (its first; a later one
+	# of the same attempt is a change of Slurm's reason, "Slurm: Priority",
+	# which the poll records under the same state), and for comparison with
+	# the figures before 2026-11-27 the last 'pending' event of any kind
+	sub_span=$(sql "with p as (select e.step, e.attempt, min(e.at) as at, max(e.at) as last_at from step_events e
+		join steps s on s.id = e.step where s.run_id between $lo and $hi and not s.on_daemon and e.state = 'pending'
+		group by 1, 2), f as (select min(e.at) as at from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and not s.on_daemon and e.state = 'submitting')
+		select extract(epoch from (select max(at) from p) - f.at), extract(epoch from (select min(at) from p)),
+		extract(epoch from (select max(last_at) from p) - f.at) from f" | tr '|' ' ')
 	last_job=$(find "$SPOOL" -path "*/one@*/attempt-*/exit.tsv" -printf '%T@\n' | sort -g | tail -1)
 	after_ok=$(sql "select extract(epoch from max(e.at)) from step_events e join steps s on s.id = e.step
 		where s.run_id between $lo and $hi and s.step_id = 'after' and e.state = 'succeeded'")
@@ -165,14 +176,18 @@ daemon_rate() {
 	t_end=$(sql "select extract(epoch from max(e.at)) from step_events e join steps s on s.id = e.step where s.run_id between $lo and $hi")
 	sql "select state, count(*) from runs where id between $lo and $hi group by 1" >"$OUT/run-states.txt"
 	sql "select step_id, state, count(*) from steps where run_id between $lo and $hi group by 1, 2 order by 1, 2" >"$OUT/step-states.txt"
-	read -r span first_pending <<<"$sub_span"
+	read -r span first_pending span_any <<<"$sub_span"
 	starts=$(sql "select extract(epoch from min(started_at)), extract(epoch from max(started_at)) from runs where id between $lo and $hi" | tr '|' ' ')
 	read -r first_start last_start <<<"$starts"
 	first_sub=$(sql "select extract(epoch from min(e.at)) from step_events e join steps s on s.id = e.step
 		where s.run_id between $lo and $hi and e.state = 'submitting'")
 	report "D  $RUNS runs queued at once: runs $(paste -sd' ' "$OUT/run-states.txt" | tr '|' ' '); $n_jobs node-pinned Slurm jobs; steps $(paste -sd',' "$OUT/step-states.txt" | tr '|' ' ')"
+	report "   attempts marked 'submitting' more than once: $(sql "select count(*) from (select e.step, e.attempt from step_events e join steps s on s.id = e.step
+		where s.run_id between $lo and $hi and e.state = 'submitting' group by 1, 2 having count(*) > 1) d"); steps with more than one attempt: $(sql "select count(*) from steps where run_id between $lo and $hi and attempt > 1")"
 	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
 	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
+	report "   ratio to slurm_submit() alone (S): $(div "$(div "$n_jobs" "$span" %.4f)" "$S_RATE" %.2f) x"
+	report "   (to the last 'pending' event of any kind, a reason change of a pending job included, the measure before 2026-11-27: $(printf '%.3f' "$span_any") s = $(div "$n_jobs" "$span_any") jobs/s)"
 	report "   where the time before the first job goes: queued -> first run started $(sub "$first_start" "$t_queue") s, runs started (expanded over the nodes) in $(sub "$last_start" "$first_start") s = $(div "$RUNS" "$(sub "$last_start" "$first_start")") runs/s; queued -> first 'submitting' $(sub "$first_sub" "$t_queue") s"
 	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
 	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s, peak RSS $(awk '$1 == "VmHWM:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status"); load before $l0, after $(load)"
@@ -187,6 +202,7 @@ runs_ended() {
 # submissions into bursts (the daemon starts at most a batch of runs per tick).
 slurm_view() {
 	squeue -h -t all -o '%j %V' >"$OUT/squeue-submit.txt"
+	report "V  Slurm jobs of the daemon (rl.*) sharing a name, i.e. submitted twice: $(awk 'index($1, "rl.") == 1 { n[$1]++ } END { d = 0; for (k in n) if (n[k] > 1) d++; print d }' "$OUT/squeue-submit.txt")"
 	local pfx what
 	for pfx in fb rl; do
 		what=$([[ $pfx == fb ]] && echo "slurm_submit() alone" || echo "rooflined")

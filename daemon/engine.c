@@ -220,6 +220,7 @@ static bool slurm_poll_due(struct engine *e)
 int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
+	bool late_start = false; /* queued runs left for after launch_begin */
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
@@ -228,7 +229,13 @@ int engine_tick(struct engine *e, bool children_only)
 		if (work_signature(e, &e->work_seen_id,
 				   &e->work_seen_cancels) < 0)
 			e->work_seen_id = -1;
-		more = runs_start_queued(e) >= RUNS_START_MAX;
+		/* In a backlog the queued runs are started below, while this
+		 * pass's jobs are in flight, not before them */
+		if (e->backlog)
+			late_start = true;
+		else
+			more = runs_start_queued(e, RUNS_START_MAX) >=
+			       RUNS_START_MAX;
 		runs_handle_cancels(e);
 		if (slurm_poll_due(e))
 			launch_poll(e);
@@ -246,9 +253,34 @@ int engine_tick(struct engine *e, bool children_only)
 		"where r.state = 'running' and not r.cancel_requested and ("
 		"  (s.state = 'waiting' and " RUNS_NEEDS_MET ")"
 		"  or (s.state = 'retry_wait' and s.next_try_at <= now())) "
-		"order by s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX), 0, NULL, &n);
+		/* Slurm jobs first: what a pass leaves for the next is daemon
+		 * children (forked after the pass's submissions) */
+		"order by s.on_daemon, s.id limit " ENGINE_STR(ENGINE_LAUNCH_MAX),
+		0, NULL, &n);
 
-	launch_steps(e, ready, n);
+	struct launch_batch batch;
+
+	launch_begin(e, ready, n, &batch);
+	/* A backlog (more queued runs than a pass starts, or more ready
+	 * steps than it launches): the queued runs are expanded while
+	 * slurmctld takes this pass's jobs, not between two passes; their
+	 * steps go in the next pass, which `more` asks for at once. */
+	if ((more || late_start) && batch.stream) {
+		/* a few at a time, until the last job is answered: the pass's
+		 * jobs are recorded 'pending' only after this */
+		int gone, started = 0;
+
+		do {
+			gone = runs_start_queued(e, RUNS_START_CHUNK);
+			started += gone;
+		} while (gone == RUNS_START_CHUNK && started < RUNS_START_MAX &&
+			 launch_in_flight(&batch));
+		more |= started > 0;
+		late_start = false;
+	}
+	launch_end(e, &batch);
+	if (late_start) /* no job of this pass to overlap */
+		more |= runs_start_queued(e, RUNS_START_MAX) > 0;
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;
 	runs_finish_done(e);

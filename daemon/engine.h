@@ -107,14 +107,16 @@ int engine_tick(struct engine *e, bool children_only);
 int engine_wakeup_fd(struct engine *e);
 
 /* ---- runs.c ---- */
-/* Start up to RUNS_START_MAX queued runs (the oldest first); a run that
- * cannot be started, or whose start cannot be recorded, fails at once with
- * the reason.  Returns how many left the queue (started or failed). */
+/* Start up to max (at most RUNS_START_MAX) queued runs (the oldest first),
+ * in one transaction; a run that cannot be started, or whose start cannot
+ * be recorded, fails at once with the reason.  Returns how many left the
+ * queue (started or failed). */
 #define RUNS_START_MAX 200
+#define RUNS_START_CHUNK 25 /* while a pass's jobs are in flight (engine.c) */
 #define ENGINE_LAUNCH_MAX 500 /* ready steps launched per pass */
 #define ENGINE_STR_(x) #x
 #define ENGINE_STR(x) ENGINE_STR_(x) /* a number macro as SQL text */
-int runs_start_queued(struct engine *e);
+int runs_start_queued(struct engine *e, int max);
 void runs_handle_cancels(struct engine *e);
 void runs_finish_done(struct engine *e);
 /* SQL condition on step row `s`: every instance it needs has succeeded
@@ -136,9 +138,41 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
 			 const char *yaml);
 
 /* ---- launch.c ---- */
-/* Launch the next attempt of each ready step (state 'waiting' or
- * 'retry_wait'): Slurm jobs and daemon children.  Updates rows. */
-void launch_steps(struct engine *e, struct step_row *rows, int n);
+/*
+ * Launch the next attempt of each ready step (state 'waiting' or
+ * 'retry_wait'), in two halves so that the caller can work while
+ * slurmctld takes the jobs: launch_begin() marks rows 'submitting' (the
+ * fence: only while this daemon holds the lock) and hands each Slurm step's
+ * request, as soon as its attempt directory is made, to threads that submit
+ * them (slurm_submit_stream); launch_end() waits for them, records the jobs
+ * 'pending' (refusals as failed attempts) and then starts the daemon
+ * children.  Between the two the caller may use the database but must not
+ * fork, nor touch rows, and should stop once launch_in_flight() is false
+ * (the jobs are recorded 'pending' only then); every launch_begin() is
+ * followed by launch_end() in
+ * the same tick (steps left 'submitting' in between are this process's own:
+ * launch_repair_submitting() must not run then).  Updates rows.
+ */
+struct job_request;
+struct slurm_submit_stream;
+struct launch_batch {
+	struct step_row *rows;   /* borrowed */
+	int n;
+	bool marked;             /* rows marked 'submitting' */
+	struct slurm_submit_stream *stream; /* NULL: no Slurm step */
+	struct job_request *jr;  /* [deferred] the requests in flight */
+	struct strbuf *errs;     /* [deferred] */
+	uint32_t *ids;           /* [deferred] what slurmctld answered */
+	int *row;                /* [deferred] their rows */
+	uint32_t *jobs;          /* [n] the job of each row, 0: none */
+	int deferred;
+	struct timespec t0, made; /* CLOCK_MONOTONIC: begun, last request made */
+};
+void launch_begin(struct engine *e, struct step_row *rows, int n,
+		  struct launch_batch *b);
+void launch_end(struct engine *e, struct launch_batch *b);
+/* Whether some request of b has not been answered yet. */
+bool launch_in_flight(const struct launch_batch *b);
 /* Steps left 'submitting' by a crash: adopt their job or submit again,
  * once they have been so for ENGINE_SUBMIT_GRACE_S: a daemon that lost the
  * lock (a standby took over) while it submitted has finished or given up

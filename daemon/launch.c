@@ -630,76 +630,124 @@ static void launch_attempt(struct engine *e, const struct step_row *s,
 	}
 }
 
-/* Slurm requests of one pass in flight at once (slurm_submit_many). */
+/* Slurm requests of one pass in flight at once (slurm_submit_stream). */
 #define LAUNCH_SUBMIT_THREADS 4
 
-/* Submit the deferred requests of a pass together; record the jobs in
- * jobs[row[k]], the refusals as failed launches. */
-static void submit_deferred(struct engine *e, struct step_row *rows,
-			    uint32_t *jobs, struct job_request *jr,
-			    const int *row, int n)
+/* What slurmctld answered to deferred request k of a pass: the job into
+ * jobs[row], a refusal as a failed launch. */
+static void submit_answered(struct engine *e, struct step_row *s,
+			    uint32_t *job, uint32_t id, const char *err)
 {
-	struct slurm_job_request *reqs = xcalloc((size_t)(n ? n : 1), sizeof(*reqs));
-	struct strbuf *errs = xcalloc((size_t)(n ? n : 1), sizeof(*errs));
-	uint32_t *ids = xcalloc((size_t)(n ? n : 1), sizeof(*ids));
+	if (id) {
+		*job = id;
+	} else if (strncmp(err, SLURM_ERR_UNREACHABLE,
+			   strlen(SLURM_ERR_UNREACHABLE)) == 0) {
+		left_submitting(s, err);
+	} else {
+		struct step_row cur = *s;
 
-	for (int k = 0; k < n; k++) {
-		reqs[k] = jr[k].req;
-		strbuf_init(&errs[k]);
+		strcpy(cur.state, "submitting");
+		launch_failed(e, &cur, s->attempt, err);
 	}
-	slurm_submit_many(reqs, (size_t)n, ids, errs, LAUNCH_SUBMIT_THREADS);
-	for (int k = 0; k < n; k++) {
-		struct step_row *s = &rows[row[k]];
-
-		if (ids[k]) {
-			jobs[row[k]] = ids[k];
-		} else if (strncmp(errs[k].buf, SLURM_ERR_UNREACHABLE,
-				   strlen(SLURM_ERR_UNREACHABLE)) == 0) {
-			left_submitting(s, errs[k].buf);
-		} else {
-			struct step_row cur = *s;
-
-			strcpy(cur.state, "submitting");
-			launch_failed(e, &cur, s->attempt, errs[k].buf);
-		}
-		strbuf_release(&errs[k]);
-		job_request_release(&jr[k]);
-	}
-	free(ids);
-	free(errs);
-	free(reqs);
 }
 
-void launch_steps(struct engine *e, struct step_row *rows, int n)
+void launch_begin(struct engine *e, struct step_row *rows, int n,
+		  struct launch_batch *b)
 {
-	uint32_t *jobs = xcalloc((size_t)(n ? n : 1), sizeof(uint32_t));
-	struct job_request *jr = xcalloc((size_t)(n ? n : 1), sizeof(*jr));
-	int *row = xcalloc((size_t)(n ? n : 1), sizeof(int)), deferred = 0;
+	size_t sz = (size_t)(n ? n : 1);
+	int slurm_steps = 0;
 
+	memset(b, 0, sizeof(*b));
+	b->rows = rows;
+	b->n = n;
 	/* One statement marks them all 'submitting' (attempt + 1); one more
-	 * records the Slurm jobs.  A crash in between leaves 'submitting',
-	 * which launch_repair_submitting() resolves by job name.  The Slurm
-	 * requests are made first and submitted together.  Nothing starts
-	 * while the spool is full (spool_space.h). */
-	if (spool_space_hold(e, rows, n) ||
+	 * (launch_end) records the Slurm jobs.  A crash in between leaves
+	 * 'submitting', which launch_repair_submitting() resolves by job
+	 * name.  Nothing starts while the spool is full (spool_space.h). */
+	if (n == 0 || spool_space_hold(e, rows, n) ||
 	    engine_steps_mark_submitting(e, rows, n) < 0)
-		goto out;
+		return;
+	b->marked = true;
+	for (int i = 0; i < n; i++)
+		if (strcmp(rows[i].state, "submitting") == 0 && !rows[i].on_daemon)
+			slurm_steps++;
+	if (slurm_steps == 0)
+		return;
+	b->jobs = xcalloc(sz, sizeof(uint32_t));
+	b->ids = xcalloc(sz, sizeof(uint32_t));
+	b->jr = xcalloc(sz, sizeof(*b->jr));
+	b->errs = xcalloc(sz, sizeof(*b->errs));
+	b->row = xcalloc(sz, sizeof(int));
+	/* Each Slurm request goes to slurmctld as soon as it is made: the
+	 * next attempt directories are prepared while the first jobs are
+	 * submitted, LAUNCH_SUBMIT_THREADS at a time. */
+	clock_gettime(CLOCK_MONOTONIC, &b->t0);
+	b->stream = slurm_submit_stream_start(slurm_steps < LAUNCH_SUBMIT_THREADS
+						      ? slurm_steps
+						      : LAUNCH_SUBMIT_THREADS);
 	for (int i = 0; i < n; i++) {
-		if (strcmp(rows[i].state, "submitting") != 0)
+		int k = b->deferred;
+
+		if (strcmp(rows[i].state, "submitting") != 0 || rows[i].on_daemon)
 			continue;
-		jobs[i] = launch_submitting(e, &rows[i], rows[i].attempt,
-					    &jr[deferred]);
-		if (jobs[i] == LAUNCH_DEFERRED) {
-			jobs[i] = 0;
-			row[deferred++] = i;
-		}
+		if (launch_submitting(e, &rows[i], rows[i].attempt,
+				      &b->jr[k]) != LAUNCH_DEFERRED)
+			continue; /* failed, recorded */
+		b->row[k] = i;
+		strbuf_init(&b->errs[k]);
+		slurm_submit_stream_add(b->stream, &b->jr[k].req, &b->ids[k],
+					&b->errs[k]);
+		b->deferred++;
 	}
-	submit_deferred(e, rows, jobs, jr, row, deferred);
-	engine_steps_set_pending(e, rows, jobs, n);
-out:
-	free(row);
-	free(jr);
-	free(jobs);
+	clock_gettime(CLOCK_MONOTONIC, &b->made);
+}
+
+bool launch_in_flight(const struct launch_batch *b)
+{
+	return b->stream && slurm_submit_stream_busy(b->stream);
+}
+
+static double seconds_since(const struct timespec *t0, const struct timespec *t)
+{
+	return (double)(t->tv_sec - t0->tv_sec) +
+	       (double)(t->tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+void launch_end(struct engine *e, struct launch_batch *b)
+{
+	if (b->stream) {
+		struct timespec end, done;
+
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		slurm_submit_stream_finish(b->stream);
+		clock_gettime(CLOCK_MONOTONIC, &done);
+		/* where a pass's time goes: the daemon making the requests,
+		 * its work beside them, the wait for slurmctld's last answer */
+		log_info("%d Slurm job requests of a pass: made in %.2f s, "
+			 "answered in %.2f s (the daemon's work beside them "
+			 "until %.2f s)", b->deferred, seconds_since(&b->t0, &b->made),
+			 seconds_since(&b->t0, &done), seconds_since(&b->t0, &end));
+		for (int k = 0; k < b->deferred; k++) {
+			submit_answered(e, &b->rows[b->row[k]],
+					&b->jobs[b->row[k]], b->ids[k],
+					b->errs[k].buf);
+			strbuf_release(&b->errs[k]);
+			job_request_release(&b->jr[k]);
+		}
+		engine_steps_set_pending(e, b->rows, b->jobs, b->n);
+	}
+	/* Daemon children last: they are forked, and a process with threads
+	 * (the stream's, until finished above) must not fork but to exec. */
+	for (int i = 0; b->marked && i < b->n; i++)
+		if (strcmp(b->rows[i].state, "submitting") == 0 &&
+		    b->rows[i].on_daemon)
+			launch_submitting(e, &b->rows[i], b->rows[i].attempt, NULL);
+	free(b->row);
+	free(b->errs);
+	free(b->jr);
+	free(b->ids);
+	free(b->jobs);
+	memset(b, 0, sizeof(*b));
 }
 
 /* ---- following attempts ------------------------------------------------- */

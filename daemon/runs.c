@@ -618,21 +618,25 @@ static int record_starts_one_by_one(struct engine *e, struct run_start *rs,
 	return gone;
 }
 
-int runs_start_queued(struct engine *e)
+int runs_start_queued(struct engine *e, int max)
 {
+	char limit[32];
+	const char *params[] = { limit };
 	struct db_result *r;
 
 	/* a run's directory and its attached files go into the spool: while
 	 * it is full, queued runs wait (spool_space.h) instead of failing */
 	if (spool_space_hold_runs(e))
 		return 0;
+	snprintf(limit, sizeof(limit), "%d", max > 0 && max < RUNS_START_MAX
+						     ? max : RUNS_START_MAX);
 	r = db_query(e->db,
 		"select id, yaml, facility, owner, exists (select 1 from run_files f"
 		" where f.run_id = runs.id) from runs where state = 'queued'"
-		" and not cancel_requested order by id limit " ENGINE_STR(RUNS_START_MAX)
+		" and not cancel_requested order by id limit $1::int"
 		/* a run whose row another session holds (a user's open
 		 * transaction) waits for a later pass, not this one */
-		" for no key update of runs skip locked", 0, NULL);
+		" for no key update of runs skip locked", 1, params);
 	struct partition_cache cache = { 0 };
 	int n = r ? db_rows(r) : 0, ready = 0, gone = 0;
 	struct run_start *rs = xcalloc((size_t)(n ? n : 1), sizeof(*rs));

@@ -129,58 +129,113 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 	return rc;
 }
 
-/* The work of slurm_submit_many's threads: the next request not yet taken. */
-struct submit_pool {
-	const struct slurm_job_request *reqs;
-	uint32_t *job_ids;
-	struct strbuf *errs;
-	size_t n, next;
+/*
+ * A submission stream: requests queued by one thread while `threads` workers
+ * submit them.  The queue is an array of pointers to the caller's memory,
+ * grown under the lock; a worker takes the next request not yet taken, or
+ * waits while the queue is empty and open.
+ */
+struct submit_item {
+	const struct slurm_job_request *req;
+	uint32_t *job_id;
+	struct strbuf *err;
+};
+
+struct slurm_submit_stream {
+	struct submit_item *items;
+	size_t n, cap, next, answered;
+	bool closed;
 	pthread_mutex_t lock;
+	pthread_cond_t more;
+	pthread_t tids[SLURM_SUBMIT_THREADS_MAX];
+	int started;
 };
 
 static void *submit_worker(void *arg)
 {
-	struct submit_pool *pool = arg;
+	struct slurm_submit_stream *st = arg;
 
 	for (;;) {
-		size_t i;
+		struct submit_item it;
 
-		pthread_mutex_lock(&pool->lock);
-		i = pool->next++;
-		pthread_mutex_unlock(&pool->lock);
-		if (i >= pool->n)
+		pthread_mutex_lock(&st->lock);
+		while (st->next == st->n && !st->closed)
+			pthread_cond_wait(&st->more, &st->lock);
+		if (st->next == st->n) {
+			pthread_mutex_unlock(&st->lock);
 			return NULL;
-		if (slurm_submit(&pool->reqs[i], &pool->job_ids[i],
-				 &pool->errs[i]) < 0)
-			pool->job_ids[i] = 0;
+		}
+		it = st->items[st->next++];
+		pthread_mutex_unlock(&st->lock);
+		if (slurm_submit(it.req, it.job_id, it.err) < 0)
+			*it.job_id = 0;
+		pthread_mutex_lock(&st->lock);
+		st->answered++;
+		pthread_mutex_unlock(&st->lock);
 	}
 }
 
-#define SUBMIT_THREADS_MAX 16
-
-size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
-			 uint32_t *job_ids, struct strbuf *errs, int threads)
+bool slurm_submit_stream_busy(struct slurm_submit_stream *st)
 {
-	struct submit_pool pool = { .reqs = reqs, .job_ids = job_ids,
-				    .errs = errs, .n = n };
-	pthread_t tids[SUBMIT_THREADS_MAX];
-	int started = 0;
-	size_t ok = 0;
+	bool busy;
 
-	pthread_mutex_init(&pool.lock, NULL);
-	if (threads > SUBMIT_THREADS_MAX)
-		threads = SUBMIT_THREADS_MAX;
-	/* this thread works too; the others only when there is enough work */
-	for (; started < threads - 1 && (size_t)started + 1 < n; started++)
-		if (pthread_create(&tids[started], NULL, submit_worker, &pool) != 0)
+	if (!st || st->started == 0)
+		return false;
+	pthread_mutex_lock(&st->lock);
+	busy = st->answered < st->n;
+	pthread_mutex_unlock(&st->lock);
+	return busy;
+}
+
+struct slurm_submit_stream *slurm_submit_stream_start(int threads)
+{
+	struct slurm_submit_stream *st = xcalloc(1, sizeof(*st));
+
+	pthread_mutex_init(&st->lock, NULL);
+	pthread_cond_init(&st->more, NULL);
+	if (threads > SLURM_SUBMIT_THREADS_MAX)
+		threads = SLURM_SUBMIT_THREADS_MAX;
+	for (; st->started < threads; st->started++)
+		if (pthread_create(&st->tids[st->started], NULL, submit_worker,
+				   st) != 0)
 			break;
-	submit_worker(&pool);
-	for (int t = 0; t < started; t++)
-		pthread_join(tids[t], NULL);
-	pthread_mutex_destroy(&pool.lock);
-	for (size_t i = 0; i < n; i++)
-		ok += job_ids[i] != 0;
-	return ok;
+	return st;
+}
+
+void slurm_submit_stream_add(struct slurm_submit_stream *st,
+			     const struct slurm_job_request *req,
+			     uint32_t *job_id, struct strbuf *err)
+{
+	*job_id = 0;
+	if (st->started == 0) { /* no thread could be made: this one submits */
+		if (slurm_submit(req, job_id, err) < 0)
+			*job_id = 0;
+		return;
+	}
+	pthread_mutex_lock(&st->lock);
+	if (st->n == st->cap) {
+		st->cap = st->cap ? 2 * st->cap : 64;
+		st->items = xrealloc(st->items, st->cap * sizeof(*st->items));
+	}
+	st->items[st->n++] = (struct submit_item){ req, job_id, err };
+	pthread_cond_signal(&st->more);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void slurm_submit_stream_finish(struct slurm_submit_stream *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_lock(&st->lock);
+	st->closed = true;
+	pthread_cond_broadcast(&st->more);
+	pthread_mutex_unlock(&st->lock);
+	for (int t = 0; t < st->started; t++)
+		pthread_join(st->tids[t], NULL);
+	pthread_cond_destroy(&st->more);
+	pthread_mutex_destroy(&st->lock);
+	free(st->items);
+	free(st);
 }
 
 static enum slurm_phase phase_of(uint32_t state)
@@ -477,7 +532,7 @@ int slurm_poll_ids(const struct slurm_job_ref *jobs, size_t n,
 	struct ids_pool pool = { .prefix = name_prefix,
 				 .plen = strlen(name_prefix) };
 	struct slurm_job_ref *sorted;
-	pthread_t tids[SUBMIT_THREADS_MAX];
+	pthread_t tids[SLURM_SUBMIT_THREADS_MAX];
 	int started = 0, rc = 0;
 
 	if (n == 0)
@@ -490,8 +545,8 @@ int slurm_poll_ids(const struct slurm_job_ref *jobs, size_t n,
 	pool.tasks = xcalloc(n, sizeof(*pool.tasks));
 	pool.n_tasks = plan_tasks(sorted, n, pool.tasks);
 	pthread_mutex_init(&pool.lock, NULL);
-	if (threads > SUBMIT_THREADS_MAX)
-		threads = SUBMIT_THREADS_MAX;
+	if (threads > SLURM_SUBMIT_THREADS_MAX)
+		threads = SLURM_SUBMIT_THREADS_MAX;
 	for (; started < threads - 1 && (size_t)started + 1 < pool.n_tasks; started++)
 		if (pthread_create(&tids[started], NULL, ids_worker, &pool) != 0)
 			break;

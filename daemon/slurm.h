@@ -76,15 +76,30 @@ int slurm_submit(const struct slurm_job_request *req, uint32_t *job_id,
 		 struct strbuf *err);
 
 /*
- * Submit n requests as slurm_submit() does, up to `threads` of them in
- * flight at once (slurmctld serves RPCs concurrently; one at a time, the
- * caller would wait on each round trip in turn).  For each i: job_ids[i]
- * gets the job id, or 0 with Slurm's reason appended to errs[i] (n strbufs,
- * initialised by the caller; SLURM_ERR_UNREACHABLE first when slurmctld did
- * not answer).  Returns how many were accepted.
+ * A submission stream: requests submitted as slurm_submit() does, up to
+ * `threads` of them in flight at once (slurmctld serves RPCs concurrently;
+ * one at a time, the caller would wait on each round trip in turn), handed
+ * over one by one while the first are already in flight, so that the caller
+ * prepares request k+1 while its threads submit request k.
+ *
+ * start() makes `threads` threads (at most SLURM_SUBMIT_THREADS_MAX) that
+ * only call slurm_submit().  add() queues a request whose memory, *job_id
+ * and *err (initialised) the caller keeps until finish(), which waits for
+ * every queued request and frees the stream.  *job_id gets the job id, or
+ * 0 with Slurm's reason appended to *err (SLURM_ERR_UNREACHABLE first when
+ * slurmctld did not answer).  While a stream is open the process has those
+ * threads: no fork() then (a child of a threaded process may only exec).
+ * Without a thread (pthread_create failed) add() submits at once.
  */
-size_t slurm_submit_many(const struct slurm_job_request *reqs, size_t n,
-			 uint32_t *job_ids, struct strbuf *errs, int threads);
+#define SLURM_SUBMIT_THREADS_MAX 16
+struct slurm_submit_stream;
+struct slurm_submit_stream *slurm_submit_stream_start(int threads);
+void slurm_submit_stream_add(struct slurm_submit_stream *st,
+			     const struct slurm_job_request *req,
+			     uint32_t *job_id, struct strbuf *err);
+void slurm_submit_stream_finish(struct slurm_submit_stream *st);
+/* Whether some request added to st has not been answered yet. */
+bool slurm_submit_stream_busy(struct slurm_submit_stream *st);
 
 /*
  * Ask slurmctld for every job it knows, in ONE call, and call fn for each job
