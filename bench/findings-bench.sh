@@ -392,12 +392,12 @@ ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
 }
 n_ceil=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling')
 n_rec=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l)
-ms=()
+ms=() before_runs=$(q -c "select coalesce(max(id), 0) from runs") night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
 for ((i = 1; i <= repeats; i++)); do
-	ms+=("$(ingest_night "$i")")
+	ms+=("$(ingest_night $((night0 + i)))")
 done
 med=$(printf '%s\n' "${ms[@]}" | median)
-got=$(q -c "select count(*) from ceilings c join runs r on r.id = c.run_id where r.pipeline_name = 'fleet-bench' and r.night > (select night from runs where id = $FRUN)")
+got=$(q -c "select count(*) from ceilings c where c.run_id > $before_runs")
 say "$(printf '  ingest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
 	"$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$med" "$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
 	"${ms[*]}" "$got" "$((n_ceil * repeats))")"
