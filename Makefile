@@ -193,8 +193,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # CUDA code is compiled (not run: no GPU here) for one architecture only,
 # sm_90, to keep the check short (the unit-build's and roofline-gpu's,
 # DEB_CUDA_ARCHS); `make`, `make VARIANT=release` and `make deb` build every
-# architecture.  The integration tests run in three groups at once, each on a
-# cluster of its own (scripts/run-integration --jobs 3): they mostly wait.
+# architecture.  The integration tests run in four groups at once, each on a
+# cluster of its own (scripts/run-integration --jobs 4): they mostly wait.
 CHECK_CUDA := ERT_ARCHS=90 CUDA_ARCHS=90
 
 check:
@@ -207,7 +207,7 @@ check:
 	$(MAKE) -j$(JOBS) fuzz-check
 	$(MAKE) deb DEB_JOBS=$(JOBS) DEB_CUDA_ARCHS=90
 	ROOFLINE_DEBS=$(CURDIR)/$(DEB_DIR) \
-	  scripts/run-integration VARIANT=san --no-build --jobs 3 \
+	  scripts/run-integration VARIANT=san --no-build --jobs 4 \
 	  tests/integration/*.t tests/package/*.t
 
 # The layers of docs/architecture.md: includes, calls (nm over this build's
