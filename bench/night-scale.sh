@@ -196,6 +196,7 @@ fi
 # findings_at GPUS NIGHTS KERNELS KRUNS TAG: one findings-bench run; its summary in $OUT/findings.TAG
 findings_at() {
 	local dir=$OUT/findings.$5
+	rm -rf "$dir" # a summary is appended to: an older run's would stay in it
 	NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
 		"$REPO/bench/findings-bench.sh" -n 1 -o "$dir" >"$dir.log" 2>&1 ||
 		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
@@ -232,15 +233,18 @@ if has_stage grow; then
 set terminal pngcairo size 900,380 font ",10"
 set output "$OUT/grow.png"
 set datafile separator "\t"
-set multiplot layout 1,2 title "a night at scale, SYNTHETIC (bench/night-scale.sh)"
+set multiplot layout 1,2 title "a night at scale, SYNTHETIC (bench/night-scale.sh grow stage)"
 set key top left
 set ylabel "ms"
-set xlabel "GPUs (30 nights)"
+set logscale y
+set xlabel "GPUs (31 nights)"
 plot "< awk -F'\t' '\$1 == \"gpus\"' $OUT/grow.tsv" using 2:4 with linespoints title "fleet step", \
+     "" using 2:5 with linespoints title "regressions (500 kernels)", \
      "" using 2:6 with linespoints title "ingest of a night", \
      "" using 2:7 with linespoints title "site rebuilt"
 set xlabel "nights (1,000 GPUs)"
 plot "< awk -F'\t' '\$1 == \"nights\"' $OUT/grow.tsv" using 3:4 with linespoints title "fleet step", \
+     "" using 3:5 with linespoints title "regressions (500 kernels)", \
      "" using 3:6 with linespoints title "ingest of a night", \
      "" using 3:7 with linespoints title "site rebuilt"
 unset multiplot

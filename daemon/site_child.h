@@ -5,8 +5,8 @@
  * made by `rooflined --rebuild-site [-c FILE]` (site.h's site_rebuild over
  * a connection of its own), started with fork and exec at once: the
  * daemon's loop does not wait on the site, and the rows its pages are made
- * of (at 8,000 GPUs, tonight's figures and every GPU's history: about
- * 75 MiB) are never in the daemon's memory.  One rebuild at a time: a
+ * of (at 4,000 GPUs, tonight's figures and every GPU's history: 115 MiB
+ * at the peak) are never in the daemon's memory.  One rebuild at a time: a
  * request while one runs makes another due, started by site_child_poll
  * (every tick) once that one has ended.  The engine's reaper collects the
  * child (launch.c); its lines go to the daemon's log.
