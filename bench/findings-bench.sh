@@ -239,7 +239,9 @@ awk -F'\t' -v OFS='\t' -v dir="$FDIR" -v list="$W/fleet-inputs.tsv" '
 	  l = set(l, "max", $8); l = set(l, "sm_clock_mhz", $9)
 	  l = set(l, "synthetic", $10 " (node " node ")")
 	  print l > file }' "$W/ert/records.tsv" -
-say "fleet inputs: $(wc -l <"$W/fleet-inputs.tsv") ert@NODE attempts, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling') ceiling records, $(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l) records in all"
+n_ceil=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling')
+n_rec=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l)
+say "fleet inputs: $(wc -l <"$W/fleet-inputs.tsv") ert@NODE attempts, $n_ceil ceiling records, $n_rec records in all"
 
 # ---- EXPLAIN (ANALYZE, BUFFERS) of the history queries -------------------------
 # The statements daemon/step_inputs.c sends, with the steps' options.
@@ -390,8 +392,6 @@ ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000))
 }
-n_ceil=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | grep -c '^ceiling')
-n_rec=$(cat "$FDIR"/ert@*/attempt-1/records.tsv | wc -l)
 ms=() before_runs=$(q -c "select coalesce(max(id), 0) from runs") night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
 for ((i = 1; i <= repeats; i++)); do
 	ms+=("$(ingest_night $((night0 + i)))")

@@ -86,11 +86,15 @@ drop function ceilings_p2p();
 -- rl_series_merge (014) sorts a series and its new elements together: right
 -- for any order, and 0.1-0.3 ms a series, 72 of them an attempt.  A night's
 -- ingest brings each series one figure of a night after all of its own:
--- that is an append, less the nights older than 366 days before it.  Any
--- other case (a second figure of one night, a night before the newest, more
--- than one figure at once) is merged as before.  Same arguments and result
--- as rl_series_merge.
-create function rl_series_append(
+-- that is an append, less the nights older than 366 days before it.  The
+-- sorting merge keeps its body under a new name; rl_series_merge takes the
+-- append's shortcut and hands every other case (a second figure of one
+-- night, a night before the newest, more than one figure at once) to it.
+-- The trigger of 019 calls rl_series_merge by name and is unchanged.
+alter function rl_series_merge(date[], bigint[], double precision[], text[],
+	date[], bigint[], double precision[], text[]) rename to rl_series_merge_sorted;
+
+create function rl_series_merge(
 	s_nights date[], s_run_ids bigint[], s_vals double precision[], s_drivers text[],
 	a_nights date[], a_run_ids bigint[], a_vals double precision[], a_drivers text[])
 returns table (nights date[], run_ids bigint[], vals double precision[], drivers text[])
@@ -113,38 +117,7 @@ begin
 				    s_drivers[k:n] || a_drivers;
 		return;
 	end if;
-	return query select * from rl_series_merge(s_nights, s_run_ids, s_vals,
-		s_drivers, a_nights, a_run_ids, a_vals, a_drivers);
-end
-$$;
-
--- 019's merge, through rl_series_append.
-create or replace function ceilings_series_merge() returns trigger
-language plpgsql
-set search_path = pg_catalog, public, pg_temp
-as $$
-begin
-	insert into ceiling_series as s (pipeline_name, owner, facility,
-		gpu_uuid, name, nights, run_ids, vals, drivers)
-	select a.pipeline_name, a.owner, a.facility, a.gpu_uuid, a.name, m.*
-	from (
-		select r.pipeline_name, r.owner, r.facility, n.gpu_uuid, n.name,
-		       array_agg(r.night order by n.id) as nights,
-		       array_agg(n.run_id order by n.id) as run_ids,
-		       array_agg(n.value order by n.id) as vals,
-		       array_agg(n.driver order by n.id) as drivers
-		from new_ceilings n join runs r on r.id = n.run_id
-		where n.method = 'empirical' and n.gpu_uuid is not null
-		  and n.name is not null and n.value is not null
-		  and n.peer_index is null
-		  and coalesce(n.mode, 'sequential') = 'sequential'
-		group by r.pipeline_name, r.owner, r.facility, n.gpu_uuid, n.name
-	) a, rl_series_append('{}', '{}', '{}', '{}',
-			      a.nights, a.run_ids, a.vals, a.drivers) m
-	on conflict (gpu_uuid, pipeline_name, owner, facility, name) do update
-	set (nights, run_ids, vals, drivers) = (
-		select * from rl_series_append(s.nights, s.run_ids, s.vals, s.drivers,
-			excluded.nights, excluded.run_ids, excluded.vals, excluded.drivers));
-	return null;
+	return query select * from rl_series_merge_sorted(s_nights, s_run_ids,
+		s_vals, s_drivers, a_nights, a_run_ids, a_vals, a_drivers);
 end
 $$;

@@ -186,9 +186,9 @@ is "$n" "$(sql "select count(*) from ($from_ceilings) c")" \
 	"ceiling_series: one history row per GPU and ceiling, as from the ceilings"
 is "$(sql "select count(*) from (($from_series) except all ($from_ceilings)) d")" 0 \
 	"ceiling_series: the same nights and medians as recomputed from the ceilings"
-# rl_series_append (sql/026) takes a shortcut for a night after the
+# rl_series_merge (sql/026) takes a shortcut for a night after the
 # series' last; on every kind of series and addition it must answer what
-# rl_series_merge (014) answers: empty, short, more than a year long (the
+# the sorting merge of 014 (rl_series_merge_sorted) answers: empty, short, more than a year long (the
 # oldest nights fall out), a later night, the same night again, an
 # earlier one, two at once.
 pairs=$(sql "with s(k, n) as (values (0, '{}'::date[]),
@@ -198,25 +198,25 @@ pairs=$(sql "with s(k, n) as (values (0, '{}'::date[]),
 		(2, array['2025-06-01']::date[]), (3, array['2026-01-21', '2026-01-22']::date[]),
 		(4, array['2027-01-05']::date[])),
 	c as (select s.k as sk, a.k as ak,
-		(select row(x.*) from rl_series_append(s.n, array(select 1000 + i from generate_subscripts(s.n, 1) i),
+		(select row(x.*) from rl_series_merge(s.n, array(select 1000 + i from generate_subscripts(s.n, 1) i),
 			array(select i * 1.5 from generate_subscripts(s.n, 1) i), array(select 'd' || i from generate_subscripts(s.n, 1) i),
 			a.n, array(select 2000 + i from generate_subscripts(a.n, 1) i),
 			array(select i * 2.5 from generate_subscripts(a.n, 1) i), array(select 'e' || i from generate_subscripts(a.n, 1) i)) x)::text as fast,
-		(select row(y.*) from rl_series_merge(s.n, array(select 1000 + i from generate_subscripts(s.n, 1) i),
+		(select row(y.*) from rl_series_merge_sorted(s.n, array(select 1000 + i from generate_subscripts(s.n, 1) i),
 			array(select i * 1.5 from generate_subscripts(s.n, 1) i), array(select 'd' || i from generate_subscripts(s.n, 1) i),
 			a.n, array(select 2000 + i from generate_subscripts(a.n, 1) i),
 			array(select i * 2.5 from generate_subscripts(a.n, 1) i), array(select 'e' || i from generate_subscripts(a.n, 1) i)) y)::text as slow
 		from s, a)
 	select count(*) || ' ' || count(*) filter (where fast is distinct from slow) from c")
-is "$pairs" "15 0" "rl_series_append answers as rl_series_merge on all 15 cases"
+is "$pairs" "15 0" "rl_series_merge's shortcut answers as the sorting merge on all 15 cases"
 # 54 weekly nights from 2025-01-01 to 2026-01-07, then 2026-01-20: the
 # nights before 2025-01-19 (366 days earlier) fall out, 3 of them
-is "$(sql "select cardinality(nights) || ' ' || nights[1] from rl_series_append(
+is "$(sql "select cardinality(nights) || ' ' || nights[1] from rl_series_merge(
 	array(select d::date from generate_series('2025-01-01'::date, '2026-01-10', '7 days') d),
 	array(select i::bigint from generate_series(1, 54) i), array(select 1.0::float8 from generate_series(1, 54)),
 	array(select 'd' from generate_series(1, 54)),
 	array['2026-01-20']::date[], array[55]::bigint[], array[2.0]::float8[], array['d'])")" "52 2025-01-22" \
-	"rl_series_append: a later night drops the nights more than 366 days before it"
+	"rl_series_merge: a later night drops the nights more than 366 days before it"
 
 # ---- the docs' question, run as written there ----------------------------------
 query=$(awk '/<!-- findings.t: hbm-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/findings.md")
