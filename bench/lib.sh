@@ -32,6 +32,8 @@
 BENCH_SMOKE=${BENCH_SMOKE:-0}
 BENCH_VARIANT=${BENCH_VARIANT:-release}
 BENCH_BUILD=$REPO/build/$BENCH_VARIANT
+# the cluster's PostgreSQL loads this build's server extension (scripts/cluster)
+export ROOFLINE_PGEXT=${ROOFLINE_PGEXT:-$BENCH_BUILD/pgext}
 BUSER=${BENCH_USER:-${BUSER:-rlbench}}
 
 if "$REPO/scripts/cluster" status >/dev/null 2>&1; then

@@ -172,20 +172,25 @@ is "$(ls "$HOOKS" | grep -c json)" 2 "and calls no hook"
 # (kill -9 and replays included) kept; the same history recomputed from the
 # ceilings themselves, as 011 did, must agree for every run's every window.
 last=$(sql "select max(id) from runs where pipeline_name = 'fleet-night'")
-from_ceilings="select c.gpu_uuid, c.name, count(*), percentile_cont(0.5) within group (order by c.value)
-	from (select distinct on (c.gpu_uuid, c.name, r.night) c.gpu_uuid, c.name, c.value
+# The median and the deviation (sd: 1.4826 x MAD) as percentile_cont gives
+# them; rl_gpu_history takes both from rooflined_stats (sql/028).
+from_ceilings="with c as (select distinct on (c.gpu_uuid, c.name, r.night) c.gpu_uuid, c.name, c.value
 	      from ceilings c join runs r on r.id = c.run_id, runs me
 	      where me.id = $last and r.pipeline_name = me.pipeline_name and r.owner = me.owner
 	        and r.night < me.night and r.night >= me.night - 30 and c.method = 'empirical'
-	      order by c.gpu_uuid, c.name, r.night, r.id desc, c.id desc) c
-	group by 1, 2"
-from_series="select gpu_uuid, name, n, median from rl_gpu_history($last, 30)"
+	      order by c.gpu_uuid, c.name, r.night, r.id desc, c.id desc),
+	m as (select c.gpu_uuid, c.name, count(*) n, percentile_cont(0.5) within group (order by c.value) median
+	      from c group by 1, 2)
+	select m.gpu_uuid, m.name, m.n, m.median,
+	       1.4826 * percentile_cont(0.5) within group (order by abs(c.value - m.median))
+	from m join c using (gpu_uuid, name) group by 1, 2, 3, 4"
+from_series="select gpu_uuid, name, n, median, sd from rl_gpu_history($last, 30)"
 n=$(sql "select count(*) from ($from_series) s")
 ok "ceiling_series: the last night has a history ($n GPU-ceiling rows)" test "$n" -gt 0
 is "$n" "$(sql "select count(*) from ($from_ceilings) c")" \
 	"ceiling_series: one history row per GPU and ceiling, as from the ceilings"
 is "$(sql "select count(*) from (($from_series) except all ($from_ceilings)) d")" 0 \
-	"ceiling_series: the same nights and medians as recomputed from the ceilings"
+	"ceiling_series: the same nights, medians and deviations as recomputed from the ceilings"
 # rl_series_merge (sql/026) takes a shortcut for a night after the
 # series' last; on every kind of series and addition it must answer what
 # the sorting merge of 014 (rl_series_merge_sorted) answers: empty, short, more than a year long (the

@@ -106,4 +106,35 @@ is "$(sql "select count(*) from (($new_points) except all ($old_points)) d") $(s
 	"0 0" "rl_run_points answers as 011's per-point lookup, roofs included"
 n=$(sql "select count(roof) from ($new_points) n")
 ok "and $n of them have a roof" test "$n" -gt 0
+
+# rl_kernel_noise (sql/028) takes the median and the deviation from
+# rooflined_stats' aggregate in one pass; 011 took them from two passes of
+# percentile_cont, joined.  011's query, on every run here, lookback 10.
+old_noise="select r.id, x.* from runs r, lateral (
+	with me as (select r.pipeline_name, r.id, r.owner, r.facility),
+	earlier as (select b.id from runs b, me where b.pipeline_name = me.pipeline_name and b.id < me.id
+		and b.owner = me.owner and b.facility = me.facility and b.state = 'succeeded'
+		order by b.id desc limit 10),
+	pts as (select p.kernel, p.level, p.precision, p.ai, p.gflops from points p
+		where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
+		  and (p.kernel, p.level, p.precision) in
+		      (select q.kernel, q.level, q.precision from points q where q.run_id = r.id)),
+	mid as (select t.kernel, t.level, t.precision,
+		       percentile_cont(0.5) within group (order by t.ai) as ai,
+		       percentile_cont(0.5) within group (order by t.gflops) as gflops
+		from pts t group by t.kernel, t.level, t.precision)
+	select t.kernel, t.level, t.precision, count(*),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.ai - m.ai)) / nullif(m.ai, 0), 0),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.gflops - m.gflops)) / nullif(m.gflops, 0), 0)
+	from pts t join mid m on m.kernel = t.kernel and m.level = t.level and m.precision = t.precision
+	group by t.kernel, t.level, t.precision, m.ai, m.gflops) x"
+new_noise="select r.id, x.* from runs r, rl_kernel_noise(r.id, 10) x"
+n=$(sql "select count(*) from ($new_noise) n")
+ok "rl_kernel_noise: $n kernel histories over every run" test "$n" -gt 0
+is "$(sql "select count(*) from (($new_noise) except all ($old_noise)) d") $(sql "select count(*) from (($old_noise) except all ($new_noise)) d")" \
+	"0 0" "rl_kernel_noise answers as 011's two percentile_cont passes, to the bit"
+# (the replays repeat their figures, so most spreads are 0: the bits of
+# nonzero ones are robust-stats.t's, on random groups)
+n=$(sql "select count(*) from ($new_noise) n where n > 1")
+ok "and $n of them span several earlier runs" test "$n" -gt 0
 done_testing

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 DOC=$ROOT/docs/install.md
-PKGS=(rooflined roofline roofline-job rooflined-dev)
+PKGS=(rooflined roofline roofline-job rooflined-dev postgresql-15-rooflined)
 PG_CLUSTER=(15 main)
 PG_CONF=/etc/postgresql/15/main
 DOC_USER=jdoe # the doc's example user

@@ -13,7 +13,7 @@
 # and the cluster (scripts/run-integration).
 . "$(dirname "$0")/../lib.sh"
 
-PKGS=(rooflined roofline roofline-job rooflined-dev)
+PKGS=(rooflined roofline roofline-job rooflined-dev postgresql-15-rooflined)
 NVCC=$(command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 [[ -n $NVCC ]] && PKGS+=(roofline-gpu)
 DEBS=${ROOFLINE_DEBS:-}
@@ -68,6 +68,9 @@ for m in roofline.1 rooflined.8 roofline-job.8 rooflined.yaml.5 rooflined-pipeli
 done
 ok "bash completion for roofline is installed" test -s /usr/share/bash-completion/completions/roofline
 ok "the header is installed" test -s /usr/include/rooflined/plugin.h
+ok "the server extension is where Debian's PostgreSQL 15 looks for it" \
+	test -s /usr/lib/postgresql/15/lib/rooflined_stats.so -a -s /usr/share/postgresql/15/extension/rooflined_stats.control \
+	-a -s /usr/share/postgresql/15/extension/rooflined_stats--1.sql
 # A plugin from outside the tree, as rooflined-plugin(7)'s synopsis writes
 # one: built against the installed header alone (no -I), it loads.
 mkdir -p "$TEST_TMP/oot"
