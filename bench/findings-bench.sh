@@ -11,7 +11,9 @@
 #               (default /tmp/findings-bench.DATE)
 #   -b COMMIT   also time COMMIT's plugins with COMMIT's sql/ functions,
 #               side by side on the same data ("before"); the database
-#               gets COMMIT's migrations first, then this tree's
+#               gets COMMIT's migrations first, then this tree's; the
+#               night's ingest is timed in both states too (not with
+#               SITE=1: the before nights would be in tonight's series)
 #   (env) NODES=500 GPN=2 (GPUs per node) NIGHTS=90 KERNELS=500 KRUNS=31
 #   set the sizes;
 #   REGRESSIONS=0 leaves the regressions step out, EXPLAIN=0 the plans;
@@ -320,12 +322,54 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 	say "  findings: regressions: $(flagged "$W/regressions.$1")"
 }
 
+# ---- a night's ingest, as the daemon does it (daemon/ingest.c) ---------------
+# Tonight's fleet inputs (every ert@NODE attempt's records.tsv, sweeps and
+# all) ingested again as the run of a later night: per attempt one
+# transaction, the step's row locked, one COPY into step_records of the
+# rows copy_record() makes (every field a JSON string), the step marked
+# succeeded; the routing (sql/026) and the series merge (sql/014, 019) fire
+# as they do in the daemon.  REPEATS nights, each a new run; the median.
+ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
+	local nr
+	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
+		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
+		   from runs where id = $FRUN returning id" | head -1)
+	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
+	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
+	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
+	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" >"$W/ingest.sql"
+	local t0 t1
+	t0=$(date +%s%N)
+	q -f "$W/ingest.sql" >/dev/null
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+# ingest_all [LABEL]: REPEATS nights, each after the last one stored
+ingest_all() {
+	local ms=() before_runs night0 i med got
+	before_runs=$(q -c "select coalesce(max(id), 0) from runs")
+	night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
+	for ((i = 1; i <= repeats; i++)); do
+		ms+=("$(ingest_night $((night0 + i)))")
+	done
+	med=$(printf '%s\n' "${ms[@]}" | median)
+	got=$(q -c "select count(*) from ceilings c where c.run_id > $before_runs")
+	say "$(printf '  %singest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
+		"${1:+$1: }" "$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$med" \
+		"$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
+		"${ms[*]}" "$got" "$((n_ceil * repeats))")"
+}
 say ""
 say "median of $repeats (ms; all repeats in brackets); a step's wall = history (a) + job (b)"
 if [[ -n $before ]]; then
 	say "## before: $before's plugins and sql/ functions"
 	steps_all before "$SNAP/before/plugins"
 	explain_all before
+	# the ingest in the before state too: its nights go into the series
+	# first, so the site (SITE=1, measured on tonight's series) is left out
+	if [[ ${SITE:-0} != 1 ]]; then
+		ingest_all before
+	fi
 	q -c "create table bench_before_gpu as select * from rl_gpu_history($FRUN, 90);
 	      create table bench_before_noise as select * from rl_kernel_noise($KRUN, 30);
 	      create table bench_before_points as select * from rl_run_points($KRUN);
@@ -370,35 +414,5 @@ if [[ -n $before ]]; then
 		say "  $p: records.tsv before and after: $(cmp -s "$W/$p.before/attempt-1/records.tsv" "$W/$p.after/attempt-1/records.tsv" && echo identical || echo DIFFER); history (sorted): $(cmp -s <(sort "$W/$p.before/attempt-1/history/records.tsv") <(sort "$W/$p.after/attempt-1/history/records.tsv") && echo identical || echo DIFFER)"
 	done
 fi
-# ---- a night's ingest, as the daemon does it (daemon/ingest.c) ---------------
-# Tonight's fleet inputs (every ert@NODE attempt's records.tsv, sweeps and
-# all) ingested again as the run of a later night: per attempt one
-# transaction, the step's row locked, one COPY into step_records of the
-# rows copy_record() makes (every field a JSON string), the step marked
-# succeeded; the routing (sql/026) and the series merge (sql/014, 019) fire
-# as they do in the daemon.  REPEATS nights, each a new run; the median.
-ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
-	local nr
-	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
-		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
-		   from runs where id = $FRUN returning id" | head -1)
-	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
-	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
-	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
-	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" >"$W/ingest.sql"
-	local t0 t1
-	t0=$(date +%s%N)
-	q -f "$W/ingest.sql" >/dev/null
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000))
-}
-ms=() before_runs=$(q -c "select coalesce(max(id), 0) from runs") night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
-for ((i = 1; i <= repeats; i++)); do
-	ms+=("$(ingest_night $((night0 + i)))")
-done
-med=$(printf '%s\n' "${ms[@]}" | median)
-got=$(q -c "select count(*) from ceilings c where c.run_id > $before_runs")
-say "$(printf '  ingest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
-	"$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$med" "$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
-	"${ms[*]}" "$got" "$((n_ceil * repeats))")"
+ingest_all "${before:+after}"
 say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"
