@@ -18,7 +18,8 @@
 #   set the sizes;
 #   REGRESSIONS=0 leaves the regressions step out, EXPLAIN=0 the plans;
 #   REUSE_DB=1 measures on the database a run with KEEP=1 left (no new
-#   data; its own later nights of the ingest stay);
+#   data; the later nights an earlier run's ingest stage added are removed
+#   first);
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
 #   (bench/site-bench.c: daemon/site.c's site_rebuild on this database)
@@ -175,6 +176,27 @@ q -v tonight="$(date -u +%F)" -v nodes="$NODES" -v gpn="$GPN" -v nights="$NIGHTS
 	-v kernels="$KERNELS" -v kruns="$KRUNS" -v kowner="$BUSER" -f "$out/data.sql" >/dev/null
 FRUN=$(q -c "select min(id) from runs where pipeline_name = 'fleet-bench' and state = 'running'")
 KRUN=$(q -c "select min(id) from runs where pipeline_name = 'kernels-bench' and state = 'running'")
+# A kept database holds the later nights an earlier run's ingest stage
+# added: they go (their runs, and their elements at the end of each
+# series), so that tonight is the fleet run's night again, as the site's
+# history pages need.
+if [[ ${REUSE_DB:-0} == 1 ]]; then
+	later=$(q -c "select count(*) from runs where pipeline_name = 'fleet-bench' and id > $FRUN")
+	if ((later > 0)); then
+		q -c "update ceiling_series s set nights = s.nights[1:x.k], run_ids = s.run_ids[1:x.k],
+			vals = s.vals[1:x.k], drivers = s.drivers[1:x.k]
+		      from (select gpu_uuid, pipeline_name, owner, facility, name,
+			    (select coalesce(max(i), 0) from generate_subscripts(run_ids, 1) i
+			     where run_ids[i] <= $FRUN) as k
+			    from ceiling_series where pipeline_name = 'fleet-bench'
+			      and run_ids[cardinality(run_ids)] > $FRUN) x
+		      where s.gpu_uuid = x.gpu_uuid and s.pipeline_name = x.pipeline_name
+			and s.owner = x.owner and s.facility = x.facility and s.name = x.name" >/dev/null
+		q -c "delete from runs where pipeline_name = 'fleet-bench' and id > $FRUN" >/dev/null
+		q -c "vacuum analyze ceiling_series" >/dev/null
+		say "kept database: the $later later nights an earlier ingest stage added are removed"
+	fi
+fi
 say "generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s: $(q -c "select count(*) from ceilings") ceilings ($(q -c "select pg_size_pretty(pg_total_relation_size('ceilings'))")), $(q -c "select count(*) from points") points, $(q -c "select count(*) from runs") runs; fleet run $FRUN, kernel run $KRUN"
 
 # ingest_sql RUN STEPS < LIST: the SQL that ingests, as daemon/ingest.c
