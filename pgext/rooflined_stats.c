@@ -2,7 +2,7 @@
  * rooflined_stats.c - the PostgreSQL server extension `rooflined_stats`:
  * the robust statistics the history queries of sql/ take over each GPU's
  * and each kernel's past, in C instead of two ordered-set aggregates apiece
- * (sql/028_robust_stats.sql, docs/findings-bench.md).  The one file of the
+ * (sql/028_robust_stats.sql, docs/benchmarks.md).  The one file of the
  * project that uses PostgreSQL's server API; the arithmetic is robust.c's.
  *
  *   rl_median_mad(float8[]) -> float8[2]
@@ -30,7 +30,6 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/array.h"
-#include "utils/lsyscache.h"
 
 #include "robust.h"
 

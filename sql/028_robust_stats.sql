@@ -5,7 +5,9 @@
 --
 -- percentile_cont(0.5) sets up a sort for every group it is asked about:
 -- rl_gpu_history (014) asked twice per GPU and ceiling, 144,000 series at
--- 8,000 GPUs, and spent 9 of its 10 s there (docs/findings-bench.md);
+-- 8,000 GPUs: the query was 9.2 s of the fleet step's 11.9 s, and at 1,000
+-- GPUs the same query without the two aggregates took 45 ms of its 1.1 s
+-- (docs/benchmarks.md);
 -- rl_kernel_noise (011) sorted every earlier point of the run's kernels by
 -- kernel name twice, and joined the two passes.  rl_median_mad(float8[])
 -- and the aggregate rl_median_mad_agg(float8) give {median, MAD} in one

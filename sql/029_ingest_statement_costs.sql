@@ -1,6 +1,6 @@
 -- 029_ingest_statement_costs.sql - what each ingested attempt cost
 -- PostgreSQL beyond storing its records (issue 27: a night of 144,000
--- ceilings in seconds; docs/findings-bench.md has the figures).
+-- ceilings in seconds; docs/benchmarks.md has the figures).
 --
 -- Measured on a database of 1,000 GPUs x 91 nights, the 18,000 ceilings
 -- (84,000 records with the sweeps) of one night in one statement, with
@@ -39,7 +39,7 @@ begin
 		alter column drivers set compression lz4;
 exception when feature_not_supported then
 	raise notice 'this PostgreSQL has no lz4: ceiling_series keeps pglz, '
-		'and a night''s ingest is slower (docs/findings-bench.md)';
+		'and a night''s ingest is slower (docs/benchmarks.md)';
 end
 $$;
 
