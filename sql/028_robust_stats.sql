@@ -24,9 +24,11 @@ do $$
 begin
 	if not exists (select 1 from pg_available_extensions
 		       where name = 'rooflined_stats') then
-		raise exception 'the PostgreSQL server has no extension rooflined_stats'
-			using hint = 'install the package postgresql-15-rooflined on the '
-				'database''s host (docs/install.md), then start rooflined again';
+		-- all in the message: the daemon logs the message alone
+		raise exception 'the PostgreSQL server has no extension '
+			'rooflined_stats: install the package postgresql-15-rooflined '
+			'on the database''s host (docs/install.md), then start '
+			'rooflined again';
 	end if;
 end
 $$;

@@ -5,8 +5,11 @@
 # 3,000 random arrays and groups (ties, negatives, NaN, nulls, 1 to 400
 # values), nothing on an empty or all-null input, and a role in the users' group
 # can call them (the aggregate's parts take `internal`, which no SQL can
-# make: pgext/rooflined_stats.c checks anyway).  rl_gpu_history's and rl_kernel_noise's answers are
-# compared with the SQL they replaced in findings.t and regressions.t.
+# make: pgext/rooflined_stats.c checks anyway).  A server without the
+# extension's files stops the daemon at migration 028, naming the package,
+# and leaves the database at 027.  rl_gpu_history's and rl_kernel_noise's
+# answers are compared with the SQL they replaced in findings.t and
+# regressions.t.
 . "$(dirname "$0")/../lib.sh"
 need_cluster
 . "$ROOT/tests/daemon_lib.sh"
@@ -47,4 +50,21 @@ is "$(sql "select coalesce(rl_median_mad('{}'::float8[])::text, 'null') || ' '
 	"no values: null; a two-dimensional array: all of its elements"
 is "$(as alice psql -X -q -t -A -c "select rl_median_mad('{5,1,3}')::text")" "{3,2}" \
 	"a user's role may call it"
+
+# ---- a server without the extension: the daemon stops at 028 and says why ----
+# The cluster's PostgreSQL finds extensions in its own tree (scripts/cluster,
+# make_pg_root): the control file hidden there, a database of its own.
+ext=$ROOFLINE_VAR/pg/root/usr/share/postgresql/15/extension/rooflined_stats.control
+mv "$ext" "$ext.hidden" || bail_out "cannot hide $ext"
+on_exit "mv '$ext.hidden' '$ext'"
+pg_admin "create database rl_noext owner rooflined" >/dev/null
+on_exit "pg_admin 'drop database if exists rl_noext' >/dev/null"
+PGDATABASE=rl_noext timeout 60 "$BIN/rooflined" --foreground --config "$DAEMON_CONF" >"$TEST_TMP/noext.log" 2>&1
+rc=$?
+ok "without the extension's files the daemon stops (exit $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+like "$(cat "$TEST_TMP/noext.log")" "028_robust_stats.sql.*no extension rooflined_stats" \
+	"and names the migration and the missing extension"
+like "$(cat "$TEST_TMP/noext.log")" "postgresql-15-rooflined" "and the package to install"
+is "$(PGDATABASE=rl_noext sql "select max(version) from schema_migrations")" 27 \
+	"the database stays at migration 027: nothing of 028 is left"
 done_testing
