@@ -52,7 +52,7 @@ is "$(sql "select fields->>'input_records' from step_records r join steps s on s
 	"$((${#NODES[@]} - 2))" "over the $((${#NODES[@]} - 2)) instances that succeeded"
 is "$(sql "select string_agg(fields->>'step', ',' order by fields->>'step') from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" \
 	"probe@$failing,probe@$drained" "and its output lists the failed and the skipped instance"
-like "$(sql "select string_agg(fields->>'why', '|') from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" \
+like "$(sql "select string_agg(fields->>'why', '|' order by fields->>'step') from step_records r join steps s on s.id = r.step where s.run_id = $run and r.kind = 'missing_input'")" \
 	"failed: failing as asked on $failing.*node not used: DRAINED \(fanout test drain\)" \
 	"each with why"
 is "$(run_state "$run")" failed "the run still says it failed"
