@@ -86,6 +86,11 @@ is "$?" 2 "an unknown baseline: exit 2"
 as bob "$BIN/roofline" regressions "$r3" >/dev/null 2>&1
 is "$?" 2 "bob cannot compare alice's runs"
 
+# rows_differ A B: "rows of A not in B, rows of B not in A" (two queries)
+rows_differ() {
+	echo "$(sql "select count(*) from (($1) except all ($2)) d") $(sql "select count(*) from (($2) except all ($1)) d")"
+}
+
 # rl_run_points (sql/027) joins the run's ceilings once; 011 looked each
 # point's roof up by a subquery.  Both, on every run with points here.
 old_points="select distinct on (p.run_id, p.kernel, p.level, p.precision)
@@ -102,7 +107,7 @@ old_points="select distinct on (p.run_id, p.kernel, p.level, p.precision)
 new_points="select r.id, x.* from runs r, rl_run_points(r.id) x"
 n=$(sql "select count(*) from ($new_points) n")
 ok "rl_run_points: $n points of every run" test "$n" -gt 0
-is "$(sql "select count(*) from (($new_points) except all ($old_points)) d") $(sql "select count(*) from (($old_points) except all ($new_points)) d")" \
+is "$(rows_differ "$new_points" "$old_points")" \
 	"0 0" "rl_run_points answers as 011's per-point lookup, roofs included"
 n=$(sql "select count(roof) from ($new_points) n")
 ok "and $n of them have a roof" test "$n" -gt 0
@@ -131,7 +136,7 @@ old_noise="select r.id, x.* from runs r, lateral (
 new_noise="select r.id, x.* from runs r, rl_kernel_noise(r.id, 10) x"
 n=$(sql "select count(*) from ($new_noise) n")
 ok "rl_kernel_noise: $n kernel histories over every run" test "$n" -gt 0
-is "$(sql "select count(*) from (($new_noise) except all ($old_noise)) d") $(sql "select count(*) from (($old_noise) except all ($new_noise)) d")" \
+is "$(rows_differ "$new_noise" "$old_noise")" \
 	"0 0" "rl_kernel_noise answers as 011's two percentile_cont passes, to the bit"
 # (the replays repeat their figures, so most spreads are 0: the bits of
 # nonzero ones are robust-stats.t's, on random groups)
