@@ -47,16 +47,23 @@ bool records_name_is_valid(const char *s)
 	return n > 0 && s[n] == '\0';
 }
 
+/* s with its escapes, the plain runs between them appended whole (most
+ * values have none: one append). */
 static void add_escaped(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
+	for (;;) {
+		size_t n = strcspn(s, "\\\t\n\r");
+
+		strbuf_add(sb, s, n);
+		s += n;
 		switch (*s) {
+		case '\0': return;
 		case '\\': strbuf_add(sb, "\\\\", 2); break;
 		case '\t': strbuf_add(sb, "\\t", 2); break;
 		case '\n': strbuf_add(sb, "\\n", 2); break;
 		case '\r': strbuf_add(sb, "\\r", 2); break;
-		default: strbuf_addch(sb, *s);
 		}
+		s++;
 	}
 }
 
