@@ -222,6 +222,49 @@ struct db_result *db_query(struct db *db, const char *sql, int nparams,
 	return r;
 }
 
+int db_query_batches(struct db *db, const char *sql, int nparams,
+		     const char *const *params, int batch,
+		     int (*fn)(void *arg, const struct db_result *r), void *arg)
+{
+	bool own = PQtransactionStatus(db->conn) == PQTRANS_IDLE;
+	char *declare = xasprintf("declare rl_batches no scroll cursor for %s", sql);
+	char *fetch = xasprintf("fetch forward %d from rl_batches", batch);
+	int rc = own && db_begin(db) < 0 ? -EIO : 0;
+	bool declared = false;
+
+	if (rc == 0 && db_exec(db, declare, nparams, params) < 0)
+		rc = -EIO;
+	declared = rc == 0;
+	while (rc == 0) {
+		struct db_result *r = db_query(db, fetch, 0, NULL);
+
+		if (!r) {
+			rc = -EIO;
+			break;
+		}
+		if (db_rows(r) == 0) {
+			db_result_free(r);
+			break;
+		}
+		rc = fn(arg, r);
+		db_result_free(r);
+	}
+	/* in the caller's transaction the cursor must go whatever happened
+	 * (unless an error aborted the transaction, which ends it anyway) */
+	if (declared && (rc == 0 || !own) &&
+	    db_exec(db, "close rl_batches", 0, NULL) < 0 && rc == 0)
+		rc = -EIO;
+	if (own) {
+		if (rc == 0)
+			rc = db_commit(db) < 0 ? -EIO : 0;
+		else
+			db_rollback(db);
+	}
+	free(declare);
+	free(fetch);
+	return rc;
+}
+
 int db_rows(const struct db_result *r)
 {
 	return PQntuples(r->res);

@@ -58,6 +58,15 @@ int db_exec_script(struct db *db, const char *sql);
 /* Run a query; NULL on error (db_error says why).  Caller frees. */
 struct db_result *db_query(struct db *db, const char *sql, int nparams,
 			   const char *const *params);
+/* Run a query and hand its rows to fn at most `batch` at a time (r holds
+ * that batch; borrowed for the call), through a cursor, so that a large
+ * answer is never all in memory.  The cursor lives in a transaction of its
+ * own, or in the caller's when one is open.  fn returns 0 to go on; any
+ * other value stops the query and is returned.  0, fn's value, or -EIO
+ * (db_error says why). */
+int db_query_batches(struct db *db, const char *sql, int nparams,
+		     const char *const *params, int batch,
+		     int (*fn)(void *arg, const struct db_result *r), void *arg);
 int db_rows(const struct db_result *r);
 /* Text of a field, or NULL for SQL NULL; borrowed from r. */
 const char *db_value(const struct db_result *r, int row, int col);

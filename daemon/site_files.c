@@ -45,28 +45,54 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+int site_file_open(struct site_file *f, int dir_fd, const char *name)
+{
+	static unsigned long seq;
+
+	if ((size_t)snprintf(f->name, sizeof(f->name), "%s", name) >= sizeof(f->name))
+		return -ENAMETOOLONG;
+	snprintf(f->tmp, sizeof(f->tmp), ".%s.tmp.%ld.%lu", name, (long)getpid(), ++seq);
+	f->dir_fd = dir_fd;
+	f->fd = openat(dir_fd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		       O_CLOEXEC, 0600);
+	return f->fd < 0 ? -errno : 0;
+}
+
+int site_file_add(struct site_file *f, const void *data, size_t len)
+{
+	return write_all(f->fd, data, len);
+}
+
+int site_file_close(struct site_file *f, const struct site_owner *o, bool keep)
+{
+	int rc = 0;
+
+	if (keep && (fchown(f->fd, o->uid, o->gid) < 0 || fchmod(f->fd, o->file_mode) < 0))
+		rc = -errno;
+	if (close(f->fd) < 0 && !rc)
+		rc = -errno;
+	f->fd = -1;
+	if (keep && !rc && renameat(f->dir_fd, f->tmp, f->dir_fd, f->name) < 0)
+		rc = -errno;
+	if (!keep || rc)
+		unlinkat(f->dir_fd, f->tmp, 0);
+	return rc;
+}
+
 int site_file_write(int dir_fd, const char *name, const void *data, size_t len,
 		    const struct site_owner *o)
 {
-	static unsigned long seq;
-	char tmp[512];
-	int fd, rc;
+	struct site_file f;
+	int rc = site_file_open(&f, dir_fd, name);
 
-	snprintf(tmp, sizeof(tmp), ".%s.tmp.%ld.%lu", name, (long)getpid(), ++seq);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd < 0)
-		return -errno;
-	rc = write_all(fd, data, len);
-	if (!rc && (fchown(fd, o->uid, o->gid) < 0 || fchmod(fd, o->file_mode) < 0))
-		rc = -errno;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && renameat(dir_fd, tmp, dir_fd, name) < 0)
-		rc = -errno;
 	if (rc)
-		unlinkat(dir_fd, tmp, 0);
-	return rc;
+		return rc;
+	rc = site_file_add(&f, data, len);
+	if (rc) {
+		site_file_close(&f, o, false);
+		return rc;
+	}
+	return site_file_close(&f, o, true);
 }
 
 int site_file_read_owned(const char *dir, const char *name, uid_t uid,

@@ -38,6 +38,19 @@ int site_dir_open(int parent_fd, const char *name, const struct site_owner *o);
 int site_file_write(int dir_fd, const char *name, const void *data, size_t len,
 		    const struct site_owner *o);
 
+/* The same, written in pieces (a file too large to hold in memory):
+ * site_file_open makes the temporary, site_file_add appends to it, and
+ * site_file_close gives it owner o and renames it to its name when keep is
+ * true, else removes it (a failed writer calls it with false).  Each is 0
+ * or -errno; after a failed open there is nothing to close. */
+struct site_file {
+	int dir_fd, fd;
+	char name[256], tmp[320];
+};
+int site_file_open(struct site_file *f, int dir_fd, const char *name);
+int site_file_add(struct site_file *f, const void *data, size_t len);
+int site_file_close(struct site_file *f, const struct site_owner *o, bool keep);
+
 /*
  * Read file `name` (no '/') of directory dir if it is a regular file owned
  * by uid with one link, at most max bytes; neither dir nor name is followed

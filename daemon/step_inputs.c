@@ -15,6 +15,7 @@
 #include "options.h"
 #include "plugin_loader.h"
 #include "records.h"
+#include "site_files.h"
 #include "spool_dirs.h"
 #include "util.h"
 
@@ -84,19 +85,66 @@ static int query_rows(struct engine *e, struct strbuf *out, const char *kind,
 	return rc < 0 ? -EIO : 0;
 }
 
-/* A history set's query: rows of kind, empty columns left out. */
-static int query_records(struct engine *e, struct strbuf *out,
+/*
+ * The history file being written (dir/history/records.tsv): records are
+ * formatted into buf, and buf goes to the file whenever it passes
+ * HISTORY_CHUNK bytes.  The queries are read HISTORY_BATCH rows at a time
+ * (db_query_batches), so a set of any size (325,000 kernels' points, 144,000
+ * GPU histories) costs the daemon a chunk and a batch of memory, never the
+ * set (issue 27: the daemon's peak RSS under 64 MiB).
+ */
+#define HISTORY_CHUNK (1 << 20)
+#define HISTORY_BATCH 10000
+
+struct history_out {
+	struct site_file file;
+	struct strbuf buf;
+	const char *dir;  /* dir/history, for messages */
+	const char *kind; /* of the set being read */
+};
+
+static int history_flush(struct history_out *h)
+{
+	int rc = site_file_add(&h->file, h->buf.buf, h->buf.len);
+
+	strbuf_reset(&h->buf);
+	return rc;
+}
+
+/* db_query_batches' callback: a batch of the set's rows as records. */
+static int history_rows(void *arg, const struct db_result *r)
+{
+	struct history_out *h = arg;
+
+	if (rows_as_records(&h->buf, h->kind, r, false) < 0)
+		return -EINVAL;
+	return h->buf.len >= HISTORY_CHUNK ? history_flush(h) : 0;
+}
+
+/* A history set's query: rows of kind, empty columns left out, into h.
+ * 0, or -EIO with err set. */
+static int query_records(struct engine *e, struct history_out *h,
 			 const char *kind, const char *sql, int nparams,
 			 const char *const *params, struct strbuf *err)
 {
-	char what[96];
+	int rc;
 
-	snprintf(what, sizeof(what), "%s history", kind);
-	return query_rows(e, out, kind, false, what, sql, nparams, params, err);
+	h->kind = kind;
+	rc = db_query_batches(e->db, sql, nparams, params, HISTORY_BATCH,
+			      history_rows, h);
+	if (rc == -EIO)
+		strbuf_addf(err, "cannot read the %s history: %s", kind,
+			    db_error(e->db));
+	else if (rc == -EINVAL)
+		strbuf_addf(err, "a %s history row does not make a record", kind);
+	else if (rc < 0)
+		strbuf_addf(err, "cannot write %s/%s: %s", h->dir,
+			    JOB_RECORDS_FILE, strerror(-rc));
+	return rc < 0 ? -EIO : 0;
 }
 
-static int run_record(struct engine *e, struct strbuf *out, const char *run,
-		      struct strbuf *err)
+static int run_record(struct engine *e, struct history_out *out,
+		      const char *run, struct strbuf *err)
 {
 	const char *params[] = { run };
 
@@ -186,7 +234,7 @@ static int run_snapshot(struct engine *e, const struct step_row *s,
 
 static int gpu_history(struct engine *e, const struct job_spec *spec,
 		       const struct rl_plugin *p, const char *run,
-		       struct strbuf *out, struct strbuf *err)
+		       struct history_out *out, struct strbuf *err)
 {
 	const char *nights = option_value(spec, p, "nights");
 	const char *params[] = { run, nights ? nights : "14" };
@@ -236,7 +284,7 @@ static int baseline_of(struct engine *e, const struct job_spec *spec,
 
 static int kernel_points(struct engine *e, const struct job_spec *spec,
 			 const struct rl_plugin *p, const char *run,
-			 struct strbuf *out, struct strbuf *err)
+			 struct history_out *out, struct strbuf *err)
 {
 	const char *lookback = option_value(spec, p, "lookback");
 	char baseline[32];
@@ -249,7 +297,7 @@ static int kernel_points(struct engine *e, const struct job_spec *spec,
 	if (rc < 0)
 		return rc;
 	if (baseline[0]) {
-		rc = records_format(out, "baseline", f);
+		rc = records_format(&out->buf, "baseline", f);
 		if (rc == 0)
 			rc = query_records(e, out, "baseline_point",
 				"select * from rl_run_points($1::bigint)", 1,
@@ -267,7 +315,7 @@ static int kernel_points(struct engine *e, const struct job_spec *spec,
 
 static int write_set(struct engine *e, const struct job_spec *spec,
 		     const struct rl_plugin *p, const char *set,
-		     const char *run, struct strbuf *out, struct strbuf *err)
+		     const char *run, struct history_out *out, struct strbuf *err)
 {
 	if (!strcmp(set, "gpu_history"))
 		return gpu_history(e, spec, p, run, out, err);
@@ -278,38 +326,19 @@ static int write_set(struct engine *e, const struct job_spec *spec,
 	return -EINVAL;
 }
 
-/* dir/history (made fresh in the attempt directory open at dir_fd, which
- * is still root's) with records.tsv, handed to the user. */
-static int write_owned(int dir_fd, const char *hdir,
-		       const struct strbuf *records, uid_t uid, gid_t gid,
-		       struct strbuf *err)
-{
-	int fd = spool_dir_fresh(dir_fd, HISTORY_INPUT), rc = fd < 0 ? fd : 0;
-
-	if (rc == 0)
-		rc = spool_file_write(fd, JOB_RECORDS_FILE, records->buf,
-				      records->len, uid, gid, 0600);
-	if (rc == 0)
-		rc = spool_dir_hand_over(fd, uid, gid, 0700);
-	if (rc < 0)
-		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
-			    strerror(-rc));
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
-/* The history sets s's plugin declares, written into dir/history and
- * added to spec as the input "history". */
+/* The history sets s's plugin declares, written into dir/history (made
+ * fresh in the attempt directory open at dir_fd, which is still root's,
+ * and handed to the user) and added to spec as the input "history". */
 static int history_sets(struct engine *e, const struct step_row *s, int dir_fd,
 			const char *dir, uid_t uid, gid_t gid,
 			struct job_spec *spec, struct strbuf *err)
 {
-	struct strbuf records = STRBUF_INIT;
+	const struct site_owner owner = { uid, gid, 0700, 0600 };
+	struct history_out out = { .buf = STRBUF_INIT };
 	struct plugin_handle *h;
 	const char *const *sets;
 	char run[32], *hdir = NULL;
-	int rc = 0;
+	int rc = 0, fd = -1;
 
 	h = plugin_loader_find(e->cfg->plugin_dir, s->plugin, err);
 	if (!h)
@@ -317,18 +346,39 @@ static int history_sets(struct engine *e, const struct step_row *s, int dir_fd,
 	sets = plugin_history_sets(h->plugin);
 	if (!sets || !sets[0])
 		goto out;
-	strbuf_init(&records);
-	snprintf(run, sizeof(run), "%ld", s->run_id);
-	rc = run_record(e, &records, run, err);
-	for (; rc == 0 && *sets; sets++)
-		rc = write_set(e, spec, h->plugin, *sets, run, &records, err);
 	hdir = xasprintf("%s/%s", dir, HISTORY_INPUT);
-	if (rc == 0)
-		rc = write_owned(dir_fd, hdir, &records, uid, gid, err);
+	out.dir = hdir;
+	fd = spool_dir_fresh(dir_fd, HISTORY_INPUT);
+	rc = fd < 0 ? fd : site_file_open(&out.file, fd, JOB_RECORDS_FILE);
+	if (rc < 0) {
+		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
+			    strerror(-rc));
+		goto out;
+	}
+	snprintf(run, sizeof(run), "%ld", s->run_id);
+	rc = run_record(e, &out, run, err);
+	for (; rc == 0 && *sets; sets++)
+		rc = write_set(e, spec, h->plugin, *sets, run, &out, err);
+	if (rc == 0 && (rc = history_flush(&out)) < 0)
+		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
+			    strerror(-rc));
+	{
+		int closed = site_file_close(&out.file, &owner, rc == 0);
+
+		if (rc == 0 && closed < 0) {
+			rc = closed;
+			strbuf_addf(err, "cannot write %s/%s: %s", hdir,
+				    JOB_RECORDS_FILE, strerror(-rc));
+		}
+	}
+	if (rc == 0 && (rc = spool_dir_hand_over(fd, uid, gid, 0700)) < 0)
+		strbuf_addf(err, "cannot hand %s over: %s", hdir, strerror(-rc));
 	if (rc == 0)
 		job_spec_add_input(spec, HISTORY_INPUT, hdir);
-	strbuf_release(&records);
+	strbuf_release(&out.buf);
 out:
+	if (fd >= 0)
+		close(fd);
 	free(hdir);
 	plugin_loader_close(h);
 	return rc;
