@@ -21,11 +21,13 @@
  * INPUTS is a file of "STEP<TAB>DIR" lines: the needed steps' attempt
  * directories (what launch.c's add_inputs() finds in the database).
  * Prints one line per repeat:
- *   repeat I: history W ms (cpu C ms, pg cpu P ms, B bytes), job W ms
- *   (cpu C ms), total W ms, records R, exit S
+ *   repeat I: history W ms (cpu C ms, pg cpu P ms, B bytes, peak RSS K kB),
+ *   job W ms (cpu C ms), total W ms, records R, exit S
  * "history cpu" is this process's CPU (formatting the records), "pg cpu"
  * the PostgreSQL backend's (/proc/PID/stat: the benchmark runs beside the
- * server, as root) over the same call.  "job cpu" is roofline-job's (its
+ * server, as root) over the same call.  "peak RSS" is this process's
+ * high-water mark once the history is written: what preparing the step
+ * costs the daemon in memory (nothing else here is large).  "job cpu" is roofline-job's (its
  * rusage).  On a shared machine the CPU times say what the work costs; the
  * wall times also say how long it waited for a CPU.
  */
@@ -76,6 +78,15 @@ static double cpu_ms(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru_ms(&ru);
+}
+
+/* This process's peak resident set (kB). */
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
 }
 
 /* The CPU time (ms) of process pid so far, -1 if unknown. */
@@ -237,6 +248,7 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 	char *hist = xasprintf("%s/history/%s", dir, JOB_RECORDS_FILE);
 	char *out = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
 	double t0, c0, p0, t_hist, c_hist, p_hist, t_job, c_job = 0;
+	long rss_kb = 0;
 	int rc, status, dir_fd;
 
 	job_spec_init(&spec);
@@ -264,6 +276,7 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 	}
 	t_hist = now_ms() - t0, c_hist = cpu_ms() - c0;
 	p_hist = proc_cpu_ms(pg_pid) - p0;
+	rss_kb = peak_rss_kb();
 	if (rc < 0) {
 		fprintf(stderr, "findings-bench: history: %s\n", err.len ? err.buf : strerror(-rc));
 		goto out;
@@ -271,9 +284,10 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 	t0 = now_ms();
 	status = run_job(a, dir, &c_job);
 	t_job = now_ms() - t0;
-	printf("repeat %d: history %.1f ms (cpu %.1f ms, pg cpu %.1f ms, %ld bytes), "
-	       "job %.1f ms (cpu %.1f ms), total %.1f ms, records %ld, exit %d\n",
-	       i, t_hist, c_hist, p_hist, file_size(hist), t_job, c_job,
+	printf("repeat %d: history %.1f ms (cpu %.1f ms, pg cpu %.1f ms, %ld bytes, "
+	       "peak RSS %ld kB), job %.1f ms (cpu %.1f ms), total %.1f ms, "
+	       "records %ld, exit %d\n",
+	       i, t_hist, c_hist, p_hist, file_size(hist), rss_kb, t_job, c_job,
 	       t_hist + t_job, count_lines(out), status);
 	fflush(stdout);
 	rc = status == 0 ? 0 : -EIO;

@@ -330,7 +330,7 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 		"$(sed -n 's/.*job [0-9.]* ms (cpu \([0-9.]*\) ms.*/\1/p' "$out/$label.txt" | median)" \
 		"$(field total <"$out/$label.txt" | median)" \
 		"$(field total <"$out/$label.txt" | tr '\n' ' ' | sed 's/ $//')")"
-	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes).*/\1/p' "$out/$label.txt" | tail -1) bytes; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
+	say "$(printf '  %-22s %s' "" "$(tail -1 "$out/$label.txt" | sed 's/^repeat [0-9]*: .*ms, \(records .*\)/\1/'), history $(sed -n 's/.*ms, \([0-9]*\) bytes[,)].*/\1/p' "$out/$label.txt" | tail -1) bytes written at a peak RSS of $(sed -n 's/.*peak RSS \([0-9]*\) kB.*/\1/p' "$out/$label.txt" | sort -n | tail -1) kB; $(grep -o '[0-9]* GPUs of .*flagged\|against run .*gone' "$out/$label.err" | head -1)")"
 }
 flagged() { # flagged DIR: the step's findings, "subject measure class" each
 	tsv finding subject measure class <"$1/attempt-1/records.tsv" |

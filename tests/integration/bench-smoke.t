@@ -268,7 +268,7 @@ expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the grow
 result findings-bench
 expect "findings-bench.sh: fleet and regressions steps succeeded on 4 GPUs x 4 nights, ingest timed" \
 	'sizes: 2 nodes x 2 = 4 GPUs x 4 nights; 3 kernels x 3 runs; repeats 1' \
-	'^  fleet.after +history +[0-9.]+ ms' 'records [1-9][0-9]*, exit 0, history [1-9][0-9]* bytes; 4 GPUs' \
+	'^  fleet.after +history +[0-9.]+ ms' 'records [1-9][0-9]*, exit 0, history [1-9][0-9]* bytes written at a peak RSS of [1-9][0-9]* kB; 4 GPUs' \
 	'^  regressions.after +history' \
 	'ingest of one night as the daemon does it \(2 attempts, [0-9]+ records, 72 ceilings; COPY per attempt\): [0-9.]+ ms = [0-9]+ ceilings/s .*; ceilings stored 72 of 72$' \
 	'!! psql -X -At -d postgres -c "select datname from pg_database" | grep -q "^findings_bench"'
