@@ -5,20 +5,22 @@
 #   plugins/fleet.c          each GPU's ceilings against its fleet and past
 #   plugins/regressions.c    each kernel of a run against its baseline
 #   common/judge.c           noise, thresholds and classes (libc, libm)
+#   common/strtab.c          the names both keep once (libc)
 
 PLUGINS_DAEMON += fleet regressions
 
-JUDGE_PIC_OBJ := $(B)/obj/plugins/findings/judge.o
+FINDINGS_PIC_OBJS := $(B)/obj/plugins/findings/judge.o $(B)/obj/plugins/findings/strtab.o
 
-$(JUDGE_PIC_OBJ): common/judge.c
+$(B)/obj/plugins/findings/%.o: common/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/plugins/fleet.so: $(JUDGE_PIC_OBJ)
-$(B)/plugins/regressions.so: $(JUDGE_PIC_OBJ)
+$(B)/plugins/fleet.so: $(FINDINGS_PIC_OBJS)
+$(B)/plugins/regressions.so: $(FINDINGS_PIC_OBJS)
 
 $(B)/tests/test_judge: $(B)/obj/common/judge.o
-$(B)/tests/test_fleet: $(B)/obj/common/judge.o
-$(B)/tests/test_regressions: $(B)/obj/common/judge.o
+$(B)/tests/test_strtab: $(B)/obj/common/strtab.o
+$(B)/tests/test_fleet: $(B)/obj/common/judge.o $(B)/obj/common/strtab.o
+$(B)/tests/test_regressions: $(B)/obj/common/judge.o $(B)/obj/common/strtab.o
 PLUGIN_LIBS_fleet := -lm
 PLUGIN_LIBS_regressions := -lm

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "judge.h"
+#include "strtab.h"
 #include "rooflined/plugin.h"
 
 /* The longest history window: PostgreSQL keeps a year of each GPU's nights
@@ -93,17 +94,10 @@ struct past {
 	double median, sd; /* of its earlier nights; sd robust (MAD) */
 };
 
-/* The strings many figures share (UUIDs, ceiling names, models, modes),
- * kept once: equal ones are one pointer, which the sorts and lookups
- * compare before the characters (144,000 figures at 8,000 GPUs).  Open
- * addressing, at most half full. */
-struct strings {
-	char **slot;
-	size_t cap, n;
-};
-
 struct fleet {
-	struct strings strings;
+	/* UUIDs, ceiling names, models, modes: kept once (144,000 figures
+	 * at 8,000 GPUs share 8,000 UUIDs), compared by pointer first */
+	struct strtab strings;
 	const struct fleet_config *cfg;
 	struct figure *fig;
 	size_t nfig, capfig;
@@ -111,56 +105,6 @@ struct fleet {
 	size_t npast, cappast;
 	char *night;
 };
-
-/* s's copy in t (made on first sight); NULL when out of memory. */
-static char *intern(struct strings *t, const char *s)
-{
-	size_t h = 14695981039346656037u, i;
-
-	if (2 * (t->n + 1) > t->cap) {
-		struct strings g = { calloc(t->cap ? 2 * t->cap : 1024, sizeof(char *)),
-				     t->cap ? 2 * t->cap : 1024, t->n };
-
-		if (!g.slot)
-			return NULL;
-		for (size_t k = 0; k < t->cap; k++) {
-			size_t gh = 14695981039346656037u;
-
-			if (!t->slot[k])
-				continue;
-			for (const char *c = t->slot[k]; *c; c++)
-				gh = (gh ^ (unsigned char)*c) * 1099511628211u;
-			for (i = gh & (g.cap - 1); g.slot[i]; i = (i + 1) & (g.cap - 1))
-				;
-			g.slot[i] = t->slot[k];
-		}
-		free(t->slot);
-		*t = g;
-	}
-	for (const char *c = s; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211u;
-	for (i = h & (t->cap - 1); t->slot[i]; i = (i + 1) & (t->cap - 1))
-		if (!strcmp(t->slot[i], s))
-			return t->slot[i];
-	t->slot[i] = strdup(s);
-	if (t->slot[i])
-		t->n++;
-	return t->slot[i];
-}
-
-static void strings_free(struct strings *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->slot[i]);
-	free(t->slot);
-}
-
-/* strcmp of two strings of the table (or of none): equal ones are one
- * pointer. */
-static int cmp_shared(const char *a, const char *b)
-{
-	return a == b ? 0 : strcmp(a, b);
-}
 
 static char *dup_or_null(const char *s)
 {
@@ -200,9 +144,9 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	}
 	g = &fl->fig[fl->nfig++];
 	memset(g, 0, sizeof(*g));
-	g->uuid = intern(&fl->strings, uuid);
-	g->name = intern(&fl->strings, name);
-	g->model = intern(&fl->strings, rl_field_get(f, "gpu_name")
+	g->uuid = strtab_intern(&fl->strings, uuid);
+	g->name = strtab_intern(&fl->strings, name);
+	g->model = strtab_intern(&fl->strings, rl_field_get(f, "gpu_name")
 					? rl_field_get(f, "gpu_name") : "?");
 	/* ert's records do not name the node: the instance does, "ert@NODE" */
 	g->node = dup_or_null(rl_field_get(f, "node") ? rl_field_get(f, "node")
@@ -213,7 +157,7 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->synthetic = dup_or_null(rl_field_get(f, "synthetic"));
 	g->throttle = dup_or_null(rl_field_get(f, "throttle"));
 	g->ecc = dup_or_null(rl_field_get(f, "ecc_errors"));
-	g->mode = intern(&fl->strings, rl_field_get(f, "mode") && *rl_field_get(f, "mode")
+	g->mode = strtab_intern(&fl->strings, rl_field_get(f, "mode") && *rl_field_get(f, "mode")
 					   ? rl_field_get(f, "mode") : "sequential");
 	g->peer = dup_or_null(rl_field_get(f, "peer_index"));
 	g->link = dup_or_null(rl_field_get(f, "link"));
@@ -251,8 +195,8 @@ static int read_history(void *arg, const char *step, const char *kind,
 		fl->past = v, fl->cappast = cap;
 	}
 	p = &fl->past[fl->npast++];
-	p->uuid = intern(&fl->strings, rl_field_get(f, "gpu_uuid"));
-	p->name = intern(&fl->strings, rl_field_get(f, "name"));
+	p->uuid = strtab_intern(&fl->strings, rl_field_get(f, "gpu_uuid"));
+	p->name = strtab_intern(&fl->strings, rl_field_get(f, "name"));
 	p->driver = dup_or_null(rl_field_get(f, "last_driver"));
 	p->n = (long)rl_field_double(f, "n", 0);
 	p->median = rl_field_double(f, "median", NAN);
@@ -273,9 +217,9 @@ static int read_input(void *arg, const char *step, const char *kind,
 static int cmp_past(const void *a, const void *b)
 {
 	const struct past *x = a, *y = b;
-	int c = cmp_shared(x->uuid, y->uuid);
+	int c = strtab_cmp(x->uuid, y->uuid);
 
-	return c ? c : cmp_shared(x->name, y->name);
+	return c ? c : strtab_cmp(x->name, y->name);
 }
 
 static const char *or_empty(const char *s)
@@ -287,12 +231,12 @@ static const char *or_empty(const char *s)
  * mode and link. */
 static int cmp_group(const struct figure *x, const struct figure *y)
 {
-	int c = cmp_shared(x->model, y->model);
+	int c = strtab_cmp(x->model, y->model);
 
 	if (!c)
-		c = cmp_shared(x->name, y->name);
+		c = strtab_cmp(x->name, y->name);
 	if (!c)
-		c = cmp_shared(x->mode, y->mode);
+		c = strtab_cmp(x->mode, y->mode);
 	return c ? c : strcmp(or_empty(x->link), or_empty(y->link));
 }
 
@@ -303,7 +247,7 @@ static int cmp_figure(const void *a, const void *b)
 	int c = cmp_group(x, y);
 
 	if (!c)
-		c = cmp_shared(x->uuid, y->uuid);
+		c = strtab_cmp(x->uuid, y->uuid);
 	return c ? c : strcmp(or_empty(x->peer), or_empty(y->peer));
 }
 
@@ -615,7 +559,7 @@ static void fleet_release(struct fleet *fl)
 	}
 	for (size_t i = 0; i < fl->npast; i++)
 		free(fl->past[i].driver);
-	strings_free(&fl->strings);
+	strtab_release(&fl->strings);
 	free(fl->fig);
 	free(fl->past);
 	free(fl->night);

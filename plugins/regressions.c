@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "judge.h"
+#include "strtab.h"
 #include "rooflined/plugin.h"
 
 struct regress_config {
@@ -75,6 +76,9 @@ struct knoise {
 };
 
 struct regress {
+	/* kernels, levels, precisions, GPU models: kept once (975,000 records
+	 * at 50,000 kernels name 50,000 kernels), compared by pointer first */
+	struct strtab strings;
 	struct kpoint *v;
 	size_t n, cap;
 	struct knoise *nv;
@@ -86,11 +90,11 @@ struct regress {
 static int keycmp(const struct kpoint *a, const char *kernel, const char *level,
 		  const char *precision)
 {
-	int c = strcmp(a->kernel, kernel);
+	int c = strtab_cmp(a->kernel, kernel);
 
 	if (!c)
-		c = strcmp(a->precision, precision);
-	return c ? c : strcmp(a->level, level);
+		c = strtab_cmp(a->precision, precision);
+	return c ? c : strtab_cmp(a->level, level);
 }
 
 static int add_noise(struct regress *r, const char *kernel, const char *level,
@@ -107,9 +111,9 @@ static int add_noise(struct regress *r, const char *kernel, const char *level,
 		r->nv = v, r->ncap = cap;
 	}
 	x = &r->nv[r->nn++];
-	x->kernel = strdup(kernel);
-	x->level = strdup(level);
-	x->precision = strdup(precision);
+	x->kernel = strtab_intern(&r->strings, kernel);
+	x->level = strtab_intern(&r->strings, level);
+	x->precision = strtab_intern(&r->strings, precision);
 	x->noise.n = (long)rl_field_double(f, "n", 0);
 	x->noise.ai_cv = rl_field_double(f, "ai_cv", 0);
 	x->noise.gflops_cv = rl_field_double(f, "gflops_cv", 0);
@@ -119,20 +123,20 @@ static int add_noise(struct regress *r, const char *kernel, const char *level,
 
 static int cmp_knoise_key(const struct knoise *x, const struct kpoint *k)
 {
-	return strcmp(x->kernel, k->kernel) || strcmp(x->precision, k->precision) ||
-	       strcmp(x->level, k->level);
+	return strtab_cmp(x->kernel, k->kernel) || strtab_cmp(x->precision, k->precision) ||
+	       strtab_cmp(x->level, k->level);
 }
 
 /* By kernel, precision and level, then as read. */
 static int cmp_knoise(const void *a, const void *b)
 {
 	const struct knoise *x = a, *y = b;
-	int c = strcmp(x->kernel, y->kernel);
+	int c = strtab_cmp(x->kernel, y->kernel);
 
 	if (!c)
-		c = strcmp(x->precision, y->precision);
+		c = strtab_cmp(x->precision, y->precision);
 	if (!c)
-		c = strcmp(x->level, y->level);
+		c = strtab_cmp(x->level, y->level);
 	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -206,10 +210,11 @@ static int read_input(void *arg, const char *step, const char *kind,
 	k = &r->v[r->n++];
 	memset(k, 0, sizeof(*k));
 	k->seq = r->seq++;
-	k->kernel = strdup(kernel);
-	k->level = strdup(level);
-	k->precision = strdup(precision);
-	k->gpu_name = strdup(rl_field_get(f, "gpu_name") ? rl_field_get(f, "gpu_name") : "");
+	k->kernel = strtab_intern(&r->strings, kernel);
+	k->level = strtab_intern(&r->strings, level);
+	k->precision = strtab_intern(&r->strings, precision);
+	k->gpu_name = strtab_intern(&r->strings, rl_field_get(f, "gpu_name")
+						 ? rl_field_get(f, "gpu_name") : "");
 	k->in_run = !strcmp(kind, "run_point");
 	k->p.ai = rl_field_double(f, "ai", NAN);
 	k->p.gflops = rl_field_double(f, "gflops", NAN);
@@ -404,11 +409,7 @@ static enum rl_result regress_run(struct rl_ctx *ctx, const void *config,
 		rl_error(ctx, "cannot classify the kernels: %s", strerror(rc < 0 ? -rc : rc));
 	else
 		res = RL_OK;
-	for (size_t i = 0; i < r.n; i++)
-		free(r.v[i].kernel), free(r.v[i].level), free(r.v[i].precision),
-			free(r.v[i].gpu_name);
-	for (size_t i = 0; i < r.nn; i++)
-		free(r.nv[i].kernel), free(r.nv[i].level), free(r.nv[i].precision);
+	strtab_release(&r.strings); /* every kernel, level, precision, model */
 	free(r.v);
 	free(r.nv);
 	free(r.night);
