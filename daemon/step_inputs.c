@@ -350,33 +350,32 @@ static int history_sets(struct engine *e, const struct step_row *s, int dir_fd,
 	out.dir = hdir;
 	fd = spool_dir_fresh(dir_fd, HISTORY_INPUT);
 	rc = fd < 0 ? fd : site_file_open(&out.file, fd, JOB_RECORDS_FILE);
-	if (rc < 0) {
-		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
-			    strerror(-rc));
-		goto out;
-	}
+	if (rc < 0)
+		goto out_write;
 	snprintf(run, sizeof(run), "%ld", s->run_id);
 	rc = run_record(e, &out, run, err);
 	for (; rc == 0 && *sets; sets++)
 		rc = write_set(e, spec, h->plugin, *sets, run, &out, err);
-	if (rc == 0 && (rc = history_flush(&out)) < 0)
-		strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
-			    strerror(-rc));
-	{
-		int closed = site_file_close(&out.file, &owner, rc == 0);
-
-		if (rc == 0 && closed < 0) {
-			rc = closed;
-			strbuf_addf(err, "cannot write %s/%s: %s", hdir,
-				    JOB_RECORDS_FILE, strerror(-rc));
-		}
+	if (rc < 0) { /* err says why */
+		site_file_close(&out.file, &owner, false);
+		goto out;
 	}
-	if (rc == 0 && (rc = spool_dir_hand_over(fd, uid, gid, 0700)) < 0)
-		strbuf_addf(err, "cannot hand %s over: %s", hdir, strerror(-rc));
+	rc = history_flush(&out);
 	if (rc == 0)
+		rc = site_file_close(&out.file, &owner, true);
+	else
+		site_file_close(&out.file, &owner, false);
+	if (rc == 0)
+		rc = spool_dir_hand_over(fd, uid, gid, 0700);
+	if (rc == 0) {
 		job_spec_add_input(spec, HISTORY_INPUT, hdir);
-	strbuf_release(&out.buf);
+		goto out;
+	}
+out_write:
+	strbuf_addf(err, "cannot write %s/%s: %s", hdir, JOB_RECORDS_FILE,
+		    strerror(-rc));
 out:
+	strbuf_release(&out.buf);
 	if (fd >= 0)
 		close(fd);
 	free(hdir);

@@ -23,6 +23,36 @@ sql() {
 	psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1" 2>&1
 }
 
+# rows_differ A B: "rows of A not in B, rows of B not in A" (two queries)
+rows_differ() {
+	echo "$(sql "select count(*) from (($1) except all ($2)) d") $(sql "select count(*) from (($2) except all ($1)) d")"
+}
+
+# noise_011_sql LOOKBACK: rl_kernel_noise's answer for every run as
+# sql/011 computed it (two passes of percentile_cont, joined): "run id,
+# kernel, level, precision, n, ai_cv, gflops_cv" rows, the reference the
+# C aggregate (sql/028) and the kernel series (sql/030) are held to.
+noise_011_sql() {
+	echo "select r.id, x.* from runs r, lateral (
+	with me as (select r.pipeline_name, r.id, r.owner, r.facility),
+	earlier as (select b.id from runs b, me where b.pipeline_name = me.pipeline_name and b.id < me.id
+		and b.owner = me.owner and b.facility = me.facility and b.state = 'succeeded'
+		order by b.id desc limit $1),
+	pts as (select p.kernel, p.level, p.precision, p.ai, p.gflops from points p
+		where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
+		  and (p.kernel, p.level, p.precision) in
+		      (select q.kernel, q.level, q.precision from points q where q.run_id = r.id)),
+	mid as (select t.kernel, t.level, t.precision,
+		       percentile_cont(0.5) within group (order by t.ai) as ai,
+		       percentile_cont(0.5) within group (order by t.gflops) as gflops
+		from pts t group by t.kernel, t.level, t.precision)
+	select t.kernel, t.level, t.precision, count(*),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.ai - m.ai)) / nullif(m.ai, 0), 0),
+	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.gflops - m.gflops)) / nullif(m.gflops, 0), 0)
+	from pts t join mid m on m.kernel = t.kernel and m.level = t.level and m.precision = t.precision
+	group by t.kernel, t.level, t.precision, m.ai, m.gflops) x"
+}
+
 pg_admin() {
 	runuser -u postgres -- env PGUSER=postgres PGDATABASE="$PGDATABASE" \
 		PGHOST="$PGHOST" PGPORT="$PGPORT" psql -X -q -t -A -v ON_ERROR_STOP=1 -c "$1" 2>&1

@@ -88,38 +88,17 @@ is "$(sql "select count(*) from kernel_series s, lateral (
 is "$(sql "select count(*) from kernel_series s, unnest(s.run_ids) r
 	where s.pipeline_name = 'noise-cap' and r = $((first + 49))")" 0 "the failed run is in no series"
 
-# 011's query with a lookback, on every run of the pipeline
-old_noise() { # old_noise LOOKBACK
-	echo "select r.id, x.* from runs r, lateral (
-	with me as (select r.pipeline_name, r.id, r.owner, r.facility),
-	earlier as (select b.id from runs b, me where b.pipeline_name = me.pipeline_name and b.id < me.id
-		and b.owner = me.owner and b.facility = me.facility and b.state = 'succeeded'
-		order by b.id desc limit $1),
-	pts as (select p.kernel, p.level, p.precision, p.ai, p.gflops from points p
-		where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
-		  and (p.kernel, p.level, p.precision) in
-		      (select q.kernel, q.level, q.precision from points q where q.run_id = r.id)),
-	mid as (select t.kernel, t.level, t.precision,
-		       percentile_cont(0.5) within group (order by t.ai) as ai,
-		       percentile_cont(0.5) within group (order by t.gflops) as gflops
-		from pts t group by t.kernel, t.level, t.precision)
-	select t.kernel, t.level, t.precision, count(*),
-	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.ai - m.ai)) / nullif(m.ai, 0), 0),
-	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.gflops - m.gflops)) / nullif(m.gflops, 0), 0)
-	from pts t join mid m on m.kernel = t.kernel and m.level = t.level and m.precision = t.precision
-	group by t.kernel, t.level, t.precision, m.ai, m.gflops) x where r.pipeline_name = 'noise-cap'"
-}
 new_noise() { # new_noise LOOKBACK
 	echo "select r.id, x.* from runs r, rl_kernel_noise(r.id, $1) x where r.pipeline_name = 'noise-cap'"
+}
+old_noise() { # old_noise LOOKBACK: 011's SQL, on the same runs
+	echo "$(noise_011_sql "$1") where r.pipeline_name = 'noise-cap'"
 }
 # covered LOOKBACK: the runs whose window starts at or after $hundredth
 covered() {
 	sql "select count(*) from runs r where r.pipeline_name = 'noise-cap' and (
 		select min(e.id) from (select b.id from runs b where b.pipeline_name = 'noise-cap'
 			and b.id < r.id and b.state = 'succeeded' order by b.id desc limit $1) e) >= $hundredth"
-}
-rows_differ() {
-	echo "$(sql "select count(*) from (($1) except all ($2)) d") $(sql "select count(*) from (($2) except all ($1)) d")"
 }
 for lookback in 10 30 150; do
 	n=$(sql "select count(*) from ($(new_noise $lookback)) n where n > 1 and gflops_cv > 0")

@@ -86,10 +86,6 @@ is "$?" 2 "an unknown baseline: exit 2"
 as bob "$BIN/roofline" regressions "$r3" >/dev/null 2>&1
 is "$?" 2 "bob cannot compare alice's runs"
 
-# rows_differ A B: "rows of A not in B, rows of B not in A" (two queries)
-rows_differ() {
-	echo "$(sql "select count(*) from (($1) except all ($2)) d") $(sql "select count(*) from (($2) except all ($1)) d")"
-}
 
 # rl_run_points (sql/027) joins the run's ceilings once; 011 looked each
 # point's roof up by a subquery.  Both, on every run with points here.
@@ -115,24 +111,7 @@ ok "and $n of them have a roof" test "$n" -gt 0
 # rl_kernel_noise (sql/028) takes the median and the deviation from
 # rooflined_stats' aggregate in one pass; 011 took them from two passes of
 # percentile_cont, joined.  011's query, on every run here, lookback 10.
-old_noise="select r.id, x.* from runs r, lateral (
-	with me as (select r.pipeline_name, r.id, r.owner, r.facility),
-	earlier as (select b.id from runs b, me where b.pipeline_name = me.pipeline_name and b.id < me.id
-		and b.owner = me.owner and b.facility = me.facility and b.state = 'succeeded'
-		order by b.id desc limit 10),
-	pts as (select p.kernel, p.level, p.precision, p.ai, p.gflops from points p
-		where p.run_id in (select e.id from earlier e) and p.invocation = 'all'
-		  and (p.kernel, p.level, p.precision) in
-		      (select q.kernel, q.level, q.precision from points q where q.run_id = r.id)),
-	mid as (select t.kernel, t.level, t.precision,
-		       percentile_cont(0.5) within group (order by t.ai) as ai,
-		       percentile_cont(0.5) within group (order by t.gflops) as gflops
-		from pts t group by t.kernel, t.level, t.precision)
-	select t.kernel, t.level, t.precision, count(*),
-	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.ai - m.ai)) / nullif(m.ai, 0), 0),
-	       coalesce(1.4826 * percentile_cont(0.5) within group (order by abs(t.gflops - m.gflops)) / nullif(m.gflops, 0), 0)
-	from pts t join mid m on m.kernel = t.kernel and m.level = t.level and m.precision = t.precision
-	group by t.kernel, t.level, t.precision, m.ai, m.gflops) x"
+old_noise=$(noise_011_sql 10)
 new_noise="select r.id, x.* from runs r, rl_kernel_noise(r.id, 10) x"
 n=$(sql "select count(*) from ($new_noise) n")
 ok "rl_kernel_noise: $n kernel histories over every run" test "$n" -gt 0
