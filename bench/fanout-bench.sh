@@ -18,34 +18,43 @@
 #          exit.tsv), and from the queueing to the last run's end
 #        - the daemon's CPU seconds over the batch, the load average
 #
+# With -r ROUNDS, S and D alternate ROUNDS times (S D, D S, S D, ...: each
+# goes first as often), the daemon staying up: the machine's load moves
+# more between two minutes than the code does (docs/fleet.md), so each
+# round's ratio compares an S and a D measured next to each other, and the
+# median of the rounds' ratios is the figure.
+#
 # Runs are queued by inserting RUNS rows into `runs` in one statement as the
 # benchmark user's own PostgreSQL role (the insert `roofline submit` makes),
 # so that they are queued at once rather than at the CLI's pace.
 #
-# Usage: bench/fanout-bench.sh [-n RUNS] [-p POLL] [-o DIR]
+# Usage: bench/fanout-bench.sh [-n RUNS] [-r ROUNDS] [-p POLL] [-o DIR]
 #   -n  runs queued at once (default 250: 1,000 jobs on 4 nodes)
+#   -r  rounds of S and D (default 1)
 #   -p  the daemon's poll_interval (default 2s, rooflined's default)
 #   -o  where raw results go (default /tmp/fanout-bench.DATE)
 # Environment: ROOFLINE_VAR (default <repo>/var/fanout-bench: the private
 # cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1; one
 # already running there is used, bench/lib.sh).  Needs root.  BENCH_VARIANT
-# names another build than release.
-# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 2 -p 1s, -o
+# names another build than release.  SUBMIT_THREADS sets the daemon's
+# submit_threads (default: the daemon's, 4).
+# Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 2 -r 2 -p 1s, -o
 # $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
 
 PROG=fanout-bench
-S_RATE=0
+S_RATE=0 D_RATE=0
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=250 POLL=2s
+RUNS=250 POLL=2s ROUNDS=1
 OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
-	RUNS=2 POLL=1s
+	RUNS=2 POLL=1s ROUNDS=2
 	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/fanout-bench-smoke.XXXXXX)}
 fi
-while getopts n:p:o:h opt; do
+while getopts n:r:p:o:h opt; do
 	case $opt in
 	n) RUNS=$OPTARG ;;
+	r) ROUNDS=$OPTARG ;;
 	p) POLL=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	h) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -119,6 +128,7 @@ setup() {
 	# A copy of the binaries: others may rebuild build/release meanwhile.
 	bench_snapshot smoke.so -- engine-submit
 	bench_config "$POLL"
+	[[ -z ${SUBMIT_THREADS:-} ]] || echo "submit_threads: $SUBMIT_THREADS" >>"$CONF"
 	"$SNAP_SBIN/rooflined" --foreground --config "$CONF" >>"$DLOG" 2>&1 &
 	DPID=$!
 	wait_for 60 grep -qs "started (pid $DPID" "$DLOG" || die "rooflined did not start: $(tail -5 "$DLOG")"
@@ -127,7 +137,7 @@ setup() {
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# fan-out benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql bench || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"
-	report "# cluster: ${#NODES[@]} nodes (${NODES[*]}), partition $PART; runs $RUNS ($((RUNS * ${#NODES[@]})) jobs); poll_interval $POLL; load at start $(load)"
+	report "# cluster: ${#NODES[@]} nodes (${NODES[*]}), partition $PART; runs $RUNS ($((RUNS * ${#NODES[@]})) jobs); poll_interval $POLL; submit_threads ${SUBMIT_THREADS:-4 (default)}; load at start $(load)"
 }
 
 # ---- S: Slurm's own rate, the same node-pinned jobs, the same call -------------------
@@ -186,11 +196,11 @@ daemon_rate() {
 		where s.run_id between $lo and $hi and e.state = 'submitting' group by 1, 2 having count(*) > 1) d"); steps with more than one attempt: $(sql "select count(*) from steps where run_id between $lo and $hi and attempt > 1")"
 	report "   jobs not on the node they were pinned to (steps.exec_node <> steps.node): $(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null and exec_node is distinct from node")"
 	report "   daemon submission: $n_jobs jobs in $(printf '%.3f' "$span") s (first 'submitting' to last 'pending') = $(div "$n_jobs" "$span") jobs/s; queued -> first 'pending' $(sub "$first_pending" "$t_queue") s"
-	report "   ratio to slurm_submit() alone (S): $(div "$(div "$n_jobs" "$span" %.4f)" "$S_RATE" %.2f) x"
+	D_RATE=$(div "$n_jobs" "$span" %.4f)
 	report "   (to the last 'pending' event of any kind, a reason change of a pending job included, the measure before 2026-11-27: $(printf '%.3f' "$span_any") s = $(div "$n_jobs" "$span_any") jobs/s)"
 	report "   where the time before the first job goes: queued -> first run started $(sub "$first_start" "$t_queue") s, runs started (expanded over the nodes) in $(sub "$last_start" "$first_start") s = $(div "$RUNS" "$(sub "$last_start" "$first_start")") runs/s; queued -> first 'submitting' $(sub "$first_sub" "$t_queue") s"
 	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
-	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s, peak RSS $(awk '$1 == "VmHWM:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status"); load before $l0, after $(load)"
+	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s, peak RSS $(awk '$1 == "VmHWM:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status") (RSS now $(awk '$1 == "VmRSS:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status")); load before $l0, after $(load)"
 }
 runs_ended() {
 	[[ $(sql "select count(*) from runs where id between $1 and $2 and
@@ -203,6 +213,8 @@ runs_ended() {
 slurm_view() {
 	squeue -h -t all -o '%j %V' >"$OUT/squeue-submit.txt"
 	report "V  Slurm jobs of the daemon (rl.*) sharing a name, i.e. submitted twice: $(awk 'index($1, "rl.") == 1 { n[$1]++ } END { d = 0; for (k in n) if (n[k] > 1) d++; print d }' "$OUT/squeue-submit.txt")"
+	# slurmctld's SubmitTime spans of S and D: of one round only
+	((ROUNDS == 1)) || return 0
 	local pfx what
 	for pfx in fb rl; do
 		what=$([[ $pfx == fb ]] && echo "slurm_submit() alone" || echo "rooflined")
@@ -217,8 +229,26 @@ slurm_view() {
 	done | tee -a "$OUT/summary.txt"
 }
 
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
 setup
-slurm_rate
-daemon_rate
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "-r takes a number of rounds, not '$ROUNDS'"
+: >"$OUT/rounds.tsv"
+for ((round = 1; round <= ROUNDS; round++)); do
+	((ROUNDS == 1)) || report "== round $round of $ROUNDS: $( ((round % 2)) && echo "S, then D" || echo "D, then S")"
+	if ((round % 2)); then
+		slurm_rate
+		daemon_rate
+	else
+		daemon_rate
+		slurm_rate
+	fi
+	ratio=$(div "$D_RATE" "$S_RATE" %.2f)
+	printf '%s\t%s\t%s\t%s\n' "$round" "$S_RATE" "$D_RATE" "$ratio" >>"$OUT/rounds.tsv"
+	report "R  round $round: daemon $(printf '%.1f' "$D_RATE") jobs/s, slurm_submit() alone $S_RATE jobs/s: ratio $ratio x"
+done
+if ((ROUNDS > 1)); then
+	report "M  median of $ROUNDS rounds: daemon $(cut -f3 "$OUT/rounds.tsv" | median | xargs printf '%.1f') jobs/s, slurm_submit() alone $(cut -f2 "$OUT/rounds.tsv" | median) jobs/s; ratio $(cut -f4 "$OUT/rounds.tsv" | median | xargs printf '%.2f') x (rounds: $(cut -f4 "$OUT/rounds.tsv" | paste -sd' '))"
+fi
 slurm_view
 report "# load at end $(load)"

@@ -24,7 +24,8 @@
 #   fanout    bench/fanout-bench.sh with NODE_JOBS / 4 runs over the 4
 #             nodes (NODE_JOBS node jobs): the daemon's submission rate
 #             against slurm_submit()'s own for the same jobs, in the same
-#             run, and the daemon's peak RSS (VmHWM), beside the background
+#             run, and the daemon's peak RSS (VmHWM), beside the background;
+#             FANOUT_ROUNDS rounds of both, alternated (the median ratio)
 #   findings  bench/findings-bench.sh at GPUS GPUs x NIGHTS nights and
 #             KERNELS kernels x KRUNS runs: the fleet step, the regressions
 #             step, the ingest of one night's ceilings (GPUS x 18), the
@@ -35,13 +36,14 @@
 # Usage: bench/night-scale.sh [-o DIR]
 #   (env) GPUS=8000 NIGHTS=90 NODE_JOBS=2000 FOREIGN=20000 RUNNING=64
 #   KERNELS=50000 KRUNS=31 POLLS=5 POLL_MS=2000 GROW_GPUS="1000 2000 4000 8000"
-#   GROW_NIGHTS="30 90 365" STAGES="slurm fanout findings grow"
+#   GROW_NIGHTS="30 90 365" STAGES="slurm fanout findings grow" FANOUT_ROUNDS=3
 # Environment: ROOFLINE_VAR (default <repo>/var/night-scale: its own cluster
 # of 4 nodes, MaxJobCount raised for the background; removed at the end
 # unless KEEP=1).  Needs root, strace, gnuplot.  BENCH_VARIANT names another
 # build than release.
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): GPUS=16 NIGHTS=3 NODE_JOBS=8
 # FOREIGN=40 RUNNING=2 KERNELS=20 KRUNS=3 POLLS=2 POLL_MS=200 GROW_GPUS=8 GROW_NIGHTS=5
+# FANOUT_ROUNDS=2
 # STAGES="slurm fanout grow" (grow runs findings' code at 8 GPUs x 3 nights
 # and 8 x 5, 20 kernels x 3 runs), -o $BENCH_SMOKE_DIR (else a new
 # temporary directory).
@@ -54,11 +56,12 @@ if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
 	: "${GPUS:=16}" "${NIGHTS:=3}" "${NODE_JOBS:=8}" "${FOREIGN:=40}" "${RUNNING:=2}"
 	: "${KERNELS:=20}" "${KRUNS:=3}" "${POLLS:=2}" "${GROW_GPUS:=8}" "${GROW_NIGHTS:=5}"
 	: "${STAGES:=slurm fanout grow}" # findings: the same findings_at as grow
-	: "${POLL_MS:=200}"
+	: "${POLL_MS:=200}" "${FANOUT_ROUNDS:=2}"
 	OUT=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/night-scale-smoke.XXXXXX)}
 fi
 GPUS=${GPUS:-8000} NIGHTS=${NIGHTS:-90} NODE_JOBS=${NODE_JOBS:-2000}
 FOREIGN=${FOREIGN:-20000} RUNNING=${RUNNING:-64} KERNELS=${KERNELS:-50000}
+FANOUT_ROUNDS=${FANOUT_ROUNDS:-3}
 KRUNS=${KRUNS:-31} POLLS=${POLLS:-5} POLL_MS=${POLL_MS:-2000} GROW_GPUS=${GROW_GPUS:-1000 2000 4000 8000}
 GROW_NIGHTS=${GROW_NIGHTS:-30 90 365} STAGES=${STAGES:-slurm fanout findings grow}
 while getopts o:h opt; do
@@ -184,12 +187,13 @@ fi
 # ---- fanout: NODE_JOBS node jobs through the daemon beside the background --
 if has_stage fanout; then
 	report "== fanout: $NODE_JOBS node jobs ($((NODE_JOBS / 4)) runs x 4 nodes), beside the background (load $(load))"
-	BENCH_SMOKE=0 "$REPO/bench/fanout-bench.sh" -n "$((NODE_JOBS / 4))" -o "$OUT/fanout" >"$OUT/fanout.log" 2>&1 ||
+	BENCH_SMOKE=0 "$REPO/bench/fanout-bench.sh" -n "$((NODE_JOBS / 4))" -r "$FANOUT_ROUNDS" \
+		-o "$OUT/fanout" >"$OUT/fanout.log" 2>&1 ||
 		report "  fanout-bench FAILED: $(tail -3 "$OUT/fanout.log" | tr '\n' ' ')"
-	grep -E '^(S |D |   daemon submission|   queued -> last)' "$OUT/fanout/summary.txt" | tee -a "$OUT/summary.txt"
-	s=$(sed -n 's/^S .*(\([0-9.]*\) jobs\/s).*/\1/p' "$OUT/fanout/summary.txt")
-	d=$(sed -n 's/^   daemon submission: .* = \([0-9.]*\) jobs\/s.*/\1/p' "$OUT/fanout/summary.txt")
-	report "  fan-out rate: daemon $d jobs/s against slurm_submit()'s $s jobs/s: $(awk -v a="$d" -v b="$s" 'BEGIN { printf "%.2f", b ? a / b : 0 }') x"
+	grep -E '^(== round|S |D |R |M |   daemon submission|   queued -> last)' "$OUT/fanout/summary.txt" | tee -a "$OUT/summary.txt"
+	# each round's rates (fanout-bench's rounds.tsv), their medians, the
+	# median of the rounds' ratios
+	report "  fan-out rate: daemon $(cut -f3 "$OUT/fanout/rounds.tsv" | median) jobs/s against slurm_submit()'s $(cut -f2 "$OUT/fanout/rounds.tsv" | median) jobs/s: $(cut -f4 "$OUT/fanout/rounds.tsv" | median) x (median of $FANOUT_ROUNDS round(s), each a ratio of an S and a D next to each other: $(cut -f4 "$OUT/fanout/rounds.tsv" | paste -sd' '))"
 fi
 
 # ---- findings: the fleet and regressions steps, the ingest ---------------

@@ -14,7 +14,8 @@
 
 enum cfg_type {
 	CFG_STRING, CFG_MS, CFG_SECONDS, CFG_LEVEL, CFG_LOG, CFG_COUNT,
-	CFG_MONTHS, CFG_RETENTION, CFG_BOOL, CFG_BYTES, CFG_LINE, CFG_RECORDS
+	CFG_MONTHS, CFG_RETENTION, CFG_BOOL, CFG_BYTES, CFG_LINE, CFG_RECORDS,
+	CFG_THREADS
 };
 
 struct cfg_key {
@@ -46,6 +47,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "time between a timed-out step's SIGTERM and its SIGKILL" },
 	{ "pending_limit", CFG_SECONDS, offsetof(struct config, pending_limit_s),
 	  "longest wait of a Slurm job in the queue before it counts as failed" },
+	{ "submit_threads", CFG_THREADS, offsetof(struct config, submit_threads),
+	  "Slurm job submissions in flight at once, 1 to 16" },
 	{ "db_lock_timeout", CFG_MS, offsetof(struct config, db_lock_timeout_ms),
 	  "longest wait of one of the daemon's statements for a lock, e.g. 5s" },
 	{ "db_statement_timeout", CFG_MS,
@@ -105,6 +108,7 @@ void config_defaults(struct config *cfg)
 	cfg->retry_backoff_s = 30;
 	cfg->kill_grace_s = 10;
 	cfg->pending_limit_s = 3600;
+	cfg->submit_threads = 4;
 	cfg->db_lock_timeout_ms = 5000;
 	cfg->db_statement_timeout_ms = 600000;
 	cfg->log_level = RL_LOG_INFO;
@@ -255,6 +259,12 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 		return parse_bytes(text, RECORDS_LINE_MAX, (long *)field);
 	case CFG_RECORDS:
 		if (util_parse_long(text, &v) < 0 || v < 1 || v > 1000000000000L)
+			return -EINVAL;
+		*(long *)field = v;
+		return 0;
+	case CFG_THREADS:
+		if (util_parse_long(text, &v) < 0 || v < 1 ||
+		    v > CONFIG_SUBMIT_THREADS_MAX)
 			return -EINVAL;
 		*(long *)field = v;
 		return 0;

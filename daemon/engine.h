@@ -166,6 +166,7 @@ struct launch_batch {
 	int *row;                /* [deferred] their rows */
 	uint32_t *jobs;          /* [n] the job of each row, 0: none */
 	int deferred;
+	int threads;             /* requests in flight at once */
 	struct timespec t0, made; /* CLOCK_MONOTONIC: begun, last request made */
 };
 void launch_begin(struct engine *e, struct step_row *rows, int n,

@@ -630,8 +630,11 @@ static void launch_attempt(struct engine *e, const struct step_row *s,
 	}
 }
 
-/* Slurm requests of one pass in flight at once (slurm_submit_stream). */
-#define LAUNCH_SUBMIT_THREADS 4
+/* Slurm requests of one pass in flight at once (slurm_submit_stream):
+ * the configuration's submit_threads, which config.c keeps within the
+ * stream's limit. */
+_Static_assert(CONFIG_SUBMIT_THREADS_MAX <= SLURM_SUBMIT_THREADS_MAX,
+	       "submit_threads may exceed the submission stream's threads");
 
 /* What slurmctld answered to deferred request k of a pass: the job into
  * jobs[row], a refusal as a failed launch. */
@@ -680,11 +683,11 @@ void launch_begin(struct engine *e, struct step_row *rows, int n,
 	b->row = xcalloc(sz, sizeof(int));
 	/* Each Slurm request goes to slurmctld as soon as it is made: the
 	 * next attempt directories are prepared while the first jobs are
-	 * submitted, LAUNCH_SUBMIT_THREADS at a time. */
+	 * submitted, submit_threads at a time. */
 	clock_gettime(CLOCK_MONOTONIC, &b->t0);
-	b->stream = slurm_submit_stream_start(slurm_steps < LAUNCH_SUBMIT_THREADS
-						      ? slurm_steps
-						      : LAUNCH_SUBMIT_THREADS);
+	b->threads = slurm_steps < e->cfg->submit_threads
+			     ? slurm_steps : (int)e->cfg->submit_threads;
+	b->stream = slurm_submit_stream_start(b->threads);
 	for (int i = 0; i < n; i++) {
 		int k = b->deferred;
 
@@ -723,9 +726,10 @@ void launch_end(struct engine *e, struct launch_batch *b)
 		clock_gettime(CLOCK_MONOTONIC, &done);
 		/* where a pass's time goes: the daemon making the requests,
 		 * its work beside them, the wait for slurmctld's last answer */
-		log_info("%d Slurm job requests of a pass: made in %.2f s, "
-			 "answered in %.2f s (the daemon's work beside them "
-			 "until %.2f s)", b->deferred, seconds_since(&b->t0, &b->made),
+		log_info("%d Slurm job requests of a pass, %d in flight at "
+			 "once: made in %.2f s, answered in %.2f s (the "
+			 "daemon's work beside them until %.2f s)", b->deferred,
+			 b->threads, seconds_since(&b->t0, &b->made),
 			 seconds_since(&b->t0, &done), seconds_since(&b->t0, &end));
 		for (int k = 0; k < b->deferred; k++) {
 			submit_answered(e, &b->rows[b->row[k]],

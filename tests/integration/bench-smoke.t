@@ -235,8 +235,10 @@ expect "chain-bench.sh: a 3-step chain and 2 smoke runs succeeded" \
 	'S 2 smoke runs queued at once \(4 Slurm jobs, 2 daemon steps\) on [1-9] node\(s\): 2 succeeded in '
 
 result fanout-bench
-expect "fanout-bench.sh: 2 runs fanned out over every node, each job on its node" \
+expect "fanout-bench.sh: 2 runs fanned out over every node, each job on its node, in 2 rounds" \
 	'^S  slurm_submit\(\) alone, [1-9][0-9]* node-pinned jobs' \
+	'^== round 2 of 2: D, then S$' '^R  round 2: daemon [0-9.]+ jobs/s, slurm_submit\(\) alone [0-9.]+ jobs/s: ratio [0-9.]+ x$' \
+	'^M  median of 2 rounds: daemon [0-9.]+ jobs/s' 'rounds.tsv::^2	[0-9.]+	[0-9.]+	[0-9.]+$' \
 	'^D  2 runs queued at once: runs succeeded 2; [1-9][0-9]* node-pinned Slurm jobs; steps after succeeded 2,' \
 	'pinned to \(steps.exec_node <> steps.node\): 0$' 'summary.txt::^   queued -> last run ended' \
 	'run-states.txt::^succeeded\|2$'
@@ -260,7 +262,7 @@ result night-scale
 expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the growth table" \
 	'^  before 40 foreign +matched +8 ' '^  after  40 foreign +matched +8 ' \
 	'sdiag: REQUEST_JOB_INFO \( 2003\) count:[1-9]' 'sdiag: REQUEST_JOB_INFO_SINGLE \( 2021\) count:16 ' \
-	'^  fan-out rate: daemon [0-9.]+ jobs/s against slurm_submit\(\).s [0-9.]+ jobs/s' \
+	'^  fan-out rate: daemon [0-9.]+ jobs/s against slurm_submit\(\).s [0-9.]+ jobs/s: [0-9.]+ x \(median of 2 round' \
 	'2@grow.tsv::^(gpus|nights)[[:space:]]8[[:space:]][35]([[:space:]][0-9.]+){4}$' \
 	'!! squeue -h -u rlother -o %i | grep -q .' \
 	'!bench/night-scale-plot.sh "$D/summary.txt" "$TEST_TMP/night-scale-poll.png" && test -s "$TEST_TMP/night-scale-poll.png"'

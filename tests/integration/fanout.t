@@ -127,4 +127,39 @@ is "$(sql "select count(*) from steps where run_id = $prun and state = 'succeede
 	"the other nodes' instances succeeded"
 "$ROOT/scripts/cluster" node-start "$dead" >/dev/null
 
+# ---- submit_threads: the submissions in flight at once, 1 to 16 -----------------
+for v in 0 17 four; do
+	printf 'poll_interval: 1s\nsubmit_threads: %s\n' "$v" >"$TEST_TMP/threads-$v.yaml"
+	out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/threads-$v.yaml" 2>&1)
+	is "$?" 1 "--check-config refuses submit_threads: $v"
+	like "$out" "threads-$v.yaml:2:17: bad value for 'submit_threads' \(.*1 to 16\)" \
+		"naming the file, line, column and the range"
+done
+printf 'submit_threads: 16\n' >"$TEST_TMP/threads-16.yaml"
+ok "and takes 16" "$BIN/rooflined" --check-config -c "$TEST_TMP/threads-16.yaml"
+
+wait_for "resume_all; [[ -z \$(sinfo -h -p gpu -t down,drain,fail -o '%N') ]]" 90 ||
+	diag "$(sinfo -p gpu)"
+passes() { grep -c "${#NODES[@]} Slurm job requests of a pass, $1 in flight at once" "$DAEMON_LOG"; }
+before_one=$(passes 1) before_four=$(passes 4)
+yaml each "name: each
+slurm: { partition: gpu, gres: \"gpu:1\", nodes: each }
+steps:
+  - { id: probe, plugin: smoke }"
+run=$(submit_as alice "$TEST_TMP/each.yaml")
+wait_run "$run" 90
+is "$(run_state "$run")" succeeded "a fan-out over ${#NODES[@]} nodes with the default submit_threads"
+ok "its pass had 4 submissions in flight at once" test "$(passes 4)" -gt "$before_four"
+reloads=$(grep -c 'configuration and pipelines reloaded' "$DAEMON_LOG")
+echo "submit_threads: 1" >>"$DAEMON_CONF"
+kill -HUP "$DAEMON_PID"
+wait_for "[[ \$(grep -c 'configuration and pipelines reloaded' '$DAEMON_LOG') -gt $reloads ]]" 20 ||
+	diag "$(tail -5 "$DAEMON_LOG")"
+run=$(submit_as alice "$TEST_TMP/each.yaml")
+wait_run "$run" 90
+is "$(run_state "$run")" succeeded "after a reload with submit_threads: 1, the same fan-out succeeds"
+is "$(sql "select count(*) from steps where run_id = $run and state = 'succeeded' and exec_node = node")" \
+	"${#NODES[@]}" "every instance on its node"
+ok "its pass had 1 submission in flight at once" test "$(passes 1)" -gt "$before_one"
+
 done_testing
