@@ -69,7 +69,8 @@ PART=fan
 # An oversubscribed partition over the same nodes and no batch delay, so that
 # the jobs start as fast as this machine can run them (the measure is the
 # submission and the fan-in, not the jobs).
-export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 + 1000))
+# (slurmctld keeps an ended job MinJobAge, 300 s: every round's jobs count)
+export ROOFLINE_SLURM_EXTRA="MaxJobCount=$((RUNS * ROOFLINE_NODES * 4 * ROUNDS + 1000))
 SchedulerParameters=batch_sched_delay=0
 PartitionName=$PART Nodes=ALL OverSubscribe=FORCE:32 MaxTime=INFINITE State=UP"
 # shellcheck source=bench/lib.sh
