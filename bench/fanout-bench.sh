@@ -61,6 +61,7 @@ while getopts n:r:p:o:h opt; do
 	*) exit 2 ;;
 	esac
 done
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "$PROG: error: -r takes a number of rounds, not '$ROUNDS'" >&2; exit 2; }
 
 export ROOFLINE_VAR=${ROOFLINE_VAR:-$REPO/var/fanout-bench}
 export ROOFLINE_NODES=${ROOFLINE_NODES:-4}
@@ -233,7 +234,6 @@ slurm_view() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 setup
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "-r takes a number of rounds, not '$ROUNDS'"
 : >"$OUT/rounds.tsv"
 for ((round = 1; round <= ROUNDS; round++)); do
 	((ROUNDS == 1)) || report "== round $round of $ROUNDS: $( ((round % 2)) && echo "S, then D" || echo "D, then S")"
@@ -248,8 +248,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	printf '%s\t%s\t%s\t%s\n' "$round" "$S_RATE" "$D_RATE" "$ratio" >>"$OUT/rounds.tsv"
 	report "R  round $round: daemon $(printf '%.1f' "$D_RATE") jobs/s, slurm_submit() alone $S_RATE jobs/s: ratio $ratio x"
 done
-if ((ROUNDS > 1)); then
-	report "M  median of $ROUNDS rounds: daemon $(cut -f3 "$OUT/rounds.tsv" | median | xargs printf '%.1f') jobs/s, slurm_submit() alone $(cut -f2 "$OUT/rounds.tsv" | median) jobs/s; ratio $(cut -f4 "$OUT/rounds.tsv" | median | xargs printf '%.2f') x (rounds: $(cut -f4 "$OUT/rounds.tsv" | paste -sd' '))"
-fi
+# the figure (night-scale.sh reads this line), one round or several
+report "M  median of $ROUNDS round(s): daemon $(cut -f3 "$OUT/rounds.tsv" | median | xargs printf '%.1f') jobs/s, slurm_submit() alone $(cut -f2 "$OUT/rounds.tsv" | median | xargs printf '%.1f') jobs/s; ratio $(cut -f4 "$OUT/rounds.tsv" | median | xargs printf '%.2f') x (rounds: $(cut -f4 "$OUT/rounds.tsv" | paste -sd' '))"
 slurm_view
 report "# load at end $(load)"

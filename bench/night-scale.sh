@@ -191,9 +191,9 @@ if has_stage fanout; then
 		-o "$OUT/fanout" >"$OUT/fanout.log" 2>&1 ||
 		report "  fanout-bench FAILED: $(tail -3 "$OUT/fanout.log" | tr '\n' ' ')"
 	grep -E '^(== round|S |D |R |M |   daemon submission|   queued -> last)' "$OUT/fanout/summary.txt" | tee -a "$OUT/summary.txt"
-	# each round's rates (fanout-bench's rounds.tsv), their medians, the
-	# median of the rounds' ratios
-	report "  fan-out rate: daemon $(cut -f3 "$OUT/fanout/rounds.tsv" | median) jobs/s against slurm_submit()'s $(cut -f2 "$OUT/fanout/rounds.tsv" | median) jobs/s: $(cut -f4 "$OUT/fanout/rounds.tsv" | median) x (median of $FANOUT_ROUNDS round(s), each a ratio of an S and a D next to each other: $(cut -f4 "$OUT/fanout/rounds.tsv" | paste -sd' '))"
+	# fanout-bench's figure: the medians of its rounds (its M line)
+	sed -n 's/^M  median of \([0-9]*\) round(s): daemon \([0-9.]*\) jobs\/s, slurm_submit() alone \([0-9.]*\) jobs\/s; ratio \([0-9.]*\) x (rounds: \(.*\))$/  fan-out rate: daemon \2 jobs\/s against slurm_submit()'"'"'s \3 jobs\/s: \4 x (median of \1 round(s), each a ratio of an S and a D next to each other: \5)/p' \
+		"$OUT/fanout/summary.txt" | tee -a "$OUT/summary.txt"
 fi
 
 # ---- findings: the fleet and regressions steps, the ingest ---------------

@@ -238,7 +238,7 @@ result fanout-bench
 expect "fanout-bench.sh: 2 runs fanned out over every node, each job on its node, in 2 rounds" \
 	'^S  slurm_submit\(\) alone, [1-9][0-9]* node-pinned jobs' \
 	'^== round 2 of 2: D, then S$' '^R  round 2: daemon [0-9.]+ jobs/s, slurm_submit\(\) alone [0-9.]+ jobs/s: ratio [0-9.]+ x$' \
-	'^M  median of 2 rounds: daemon [0-9.]+ jobs/s' 'rounds.tsv::^2	[0-9.]+	[0-9.]+	[0-9.]+$' \
+	'^M  median of 2 round\(s\): daemon [0-9.]+ jobs/s' 'rounds.tsv::^2	[0-9.]+	[0-9.]+	[0-9.]+$' \
 	'^D  2 runs queued at once: runs succeeded 2; [1-9][0-9]* node-pinned Slurm jobs; steps after succeeded 2,' \
 	'pinned to \(steps.exec_node <> steps.node\): 0$' 'summary.txt::^   queued -> last run ended' \
 	'run-states.txt::^succeeded\|2$'
