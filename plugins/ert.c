@@ -12,9 +12,13 @@
  *            source.  value = median over the trials,
  *            spread_pct = (max - min) / median * 100.  source: "kernel"
  *            (a dedicated kernel) or "sweep" (a plateau of the sweep).
- *   sweep    one per working-set size: gpu_index gpu_uuid series
- *            level_guess ws_bytes value unit min max trials, so the plateaus
- *            can be recomputed later.
+ *   sweep    one per series of the working-set sweep: gpu_index gpu_uuid
+ *            series unit points, and ws_bytes level_guess value min max
+ *            trials as comma-separated lists of `points` items, one per
+ *            working-set size in ert-bench's order; so the plateaus can be
+ *            recomputed later.  (Up to 0.2.0 one record per size, the same
+ *            fields with one item each: a night of 2,000 nodes stored
+ *            528,000 of them, 79 % of its records; docs/ceilings.md.)
  *
  * Bandwidth levels: hbm_triad, hbm_read, hbm_write, l1 and shared come from
  * dedicated kernels; l2's range is the plateau of the L2-only ("cg") sweep
@@ -712,20 +716,113 @@ static int emit_l2(struct rl_ctx *ctx, struct gpu_view *gv)
 	return emit_rec(ctx, gv, "ceiling", &r);
 }
 
-static int emit_sweep(struct rl_ctx *ctx, struct gpu_view *gv,
-		      const struct benchio_line *l)
+/* The values of key on lines[0..n), comma-separated; a line without it
+ * gives an empty item (caller frees; NULL when out of memory). */
+static char *join_field(const struct benchio_line *const *lines, size_t n,
+			const char *key)
 {
-	static const char *const keys[] = { "series", "level_guess", "ws_bytes",
-					    "value", "unit", "min", "max",
-					    "trials", NULL };
-	struct benchio_rec r;
+	size_t len = 1;
+	char *s, *p;
 
-	benchio_rec_init(&r);
-	benchio_rec_add(&r, "gpu_index", gv->index);
-	benchio_rec_add(&r, "gpu_uuid", benchio_get(gv->attr, "uuid"));
-	for (int i = 0; keys[i]; i++)
-		benchio_rec_add(&r, keys[i], benchio_get(l, keys[i]));
-	return emit_rec(ctx, gv, "sweep", &r);
+	for (size_t i = 0; i < n; i++) {
+		const char *v = benchio_get(lines[i], key);
+
+		len += (v ? strlen(v) : 0) + 1;
+	}
+	s = p = malloc(len);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *v = benchio_get(lines[i], key);
+		size_t vl = v ? strlen(v) : 0;
+
+		if (i)
+			*p++ = ',';
+		memcpy(p, v ? v : "", vl);
+		p += vl;
+	}
+	*p = '\0';
+	return s;
+}
+
+static int same_series(const struct benchio_line *a, const struct benchio_line *b)
+{
+	const char *x = benchio_get(a, "series"), *y = benchio_get(b, "series");
+
+	return !strcmp(x ? x : "", y ? y : "");
+}
+
+/*
+ * One `sweep` record of the n points of one series (lines, in ert-bench's
+ * order).  A series too long for a record is left out with a warning: its
+ * points stay in ert-raw.tsv, and no figure depends on the record.
+ */
+static int emit_sweep_series(struct rl_ctx *ctx, struct gpu_view *gv,
+			     const struct benchio_line *const *lines, size_t n)
+{
+	static const char *const lists[] = { "ws_bytes", "level_guess", "value",
+					     "min", "max", "trials", NULL };
+	const char *series = benchio_get(lines[0], "series");
+	struct benchio_rec *r = malloc(sizeof(*r));
+	int rc = 0;
+
+	if (!r)
+		return -ENOMEM;
+	benchio_rec_init(r);
+	benchio_rec_add(r, "gpu_index", gv->index);
+	benchio_rec_add(r, "gpu_uuid", benchio_get(gv->attr, "uuid"));
+	benchio_rec_add(r, "series", series);
+	benchio_rec_add(r, "unit", benchio_get(lines[0], "unit"));
+	benchio_rec_addl(r, "points", (long long)n);
+	for (int k = 0; lists[k] && rc == 0; k++) {
+		char *v = join_field(lines, n, lists[k]);
+
+		if (!v)
+			rc = -ENOMEM;
+		else
+			benchio_rec_add(r, lists[k], v);
+		free(v);
+	}
+	if (rc == 0 && r->overflow)
+		rl_warn(ctx, "gpu %s: sweep %s: %zu points do not fit one record; "
+			"left out (ert-raw.tsv has them)", gv->index,
+			series ? series : "", n);
+	else if (rc == 0)
+		rc = emit_rec(ctx, gv, "sweep", r);
+	free(r);
+	return rc;
+}
+
+/* The GPU's sweep lines, one record per series, in order of appearance. */
+static int emit_sweeps(struct rl_ctx *ctx, struct gpu_view *gv,
+		       const struct benchio_doc *doc)
+{
+	const struct benchio_line **pts;
+	int rc = 0;
+
+	pts = malloc((doc->n ? doc->n : 1) * sizeof(*pts));
+	if (!pts)
+		return -ENOMEM;
+	for (size_t i = 0; i < doc->n && rc == 0; i++) {
+		const struct benchio_line *l = &doc->lines[i];
+		size_t n = 0, j;
+
+		if (!is_gpu_line(l, "sweep", gv->index))
+			continue;
+		for (j = 0; j < i; j++) /* a series is emitted at its first line */
+			if (is_gpu_line(&doc->lines[j], "sweep", gv->index) &&
+			    same_series(&doc->lines[j], l))
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < doc->n; j++)
+			if (is_gpu_line(&doc->lines[j], "sweep", gv->index) &&
+			    same_series(&doc->lines[j], l))
+				pts[n++] = &doc->lines[j];
+		rc = emit_sweep_series(ctx, gv, pts, n);
+	}
+	free(pts);
+	return rc;
 }
 
 static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
@@ -751,9 +848,8 @@ static int emit_gpu(struct rl_ctx *ctx, const struct ert_config *cfg,
 	} else if (rc == 0 && gv->cg.n) {
 		rl_warn(ctx, "gpu %s: no L2 plateau in the sweep", gv->index);
 	}
-	for (size_t i = 0; i < doc->n && rc == 0; i++)
-		if (is_gpu_line(&doc->lines[i], "sweep", gv->index))
-			rc = emit_sweep(ctx, gv, &doc->lines[i]);
+	if (rc == 0)
+		rc = emit_sweeps(ctx, gv, doc);
 	if (rc == 0)
 		rl_info(ctx, "gpu %s (%s): %zu ceilings; L2 plateau %.4g B/s over "
 			"%.0f-%.0f B", gv->index, benchio_get(gv->attr, "name"),

@@ -81,7 +81,9 @@ int benchio_last_line(const char *path, char *buf, size_t size);
  * sets `overflow` and adds nothing; check it before emitting.
  */
 #define BENCHIO_REC_FIELDS 48
-#define BENCHIO_REC_POOL 8192
+/* ert's sweep record holds a series' points as six lists: up to 256
+ * points (ERT_MAX_POINTS) of at most ~100 bytes each */
+#define BENCHIO_REC_POOL 32768
 
 struct benchio_rec {
 	struct rl_field f[BENCHIO_REC_FIELDS + 1];

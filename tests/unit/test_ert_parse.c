@@ -186,6 +186,59 @@ static const char *find_rec(struct stub_host *h, const char *kind,
 
 /* ---- replaying the real H100 output ---- */
 
+/* The fixture's sweep lines of series ser: how many, and the values of key
+ * on them comma-separated in out (their order in the file). */
+static size_t fixture_sweep(const char *ser, const char *key, char *out,
+			    size_t size)
+{
+	FILE *fp = fopen(fixture_path, "r");
+	char line[8192], buf[128];
+	size_t n = 0;
+
+	assert_non_null(fp);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), fp))
+		if (!strncmp(line, "sweep\t", 6) &&
+		    get(line, "series", buf, sizeof(buf)) && !strcmp(buf, ser)) {
+			snprintf(out + strlen(out), size - strlen(out), "%s%s",
+				 n++ ? "," : "",
+				 get(line, key, buf, sizeof(buf)) ? buf : "");
+		}
+	fclose(fp);
+	return n;
+}
+
+/* Each emitted sweep record holds its series' fixture lines, in order. */
+static void check_sweeps(struct stub_host *h)
+{
+	static const char *const keys[] = { "ws_bytes", "level_guess", "value",
+					     "min", "max", "trials" };
+	char want[8192], n[32];
+	size_t points = 0;
+
+	/* h100-quick.tsv has one GPU and two series, ca and cg */
+	assert_int_equal(stub_host_count(h, "sweep"), 2);
+	for (long i = 0; i < 2; i++) {
+		char *rec = stub_host_record(h, "sweep", i);
+		char ser[16];
+
+		assert_non_null(rec);
+		snprintf(ser, sizeof(ser), "%s", stub_host_get(rec, "series"));
+		assert_string_equal(ser, i == 0 ? "ca" : "cg");
+		snprintf(n, sizeof(n), "%zu", fixture_sweep(ser, "ws_bytes", want,
+							   sizeof(want)));
+		assert_string_equal(stub_host_get(rec, "points"), n);
+		points += strtoul(n, NULL, 10);
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			fixture_sweep(ser, keys[k], want, sizeof(want));
+			assert_string_equal(stub_host_get(rec, keys[k]), want);
+		}
+		assert_string_equal(stub_host_get(rec, "unit"), "B/s");
+		free(rec);
+	}
+	assert_int_equal(points, fixture_count("sweep"));
+}
+
 static void test_replay_h100(void **state)
 {
 	struct fixture *f = *state;
@@ -194,10 +247,11 @@ static void test_replay_h100(void **state)
 
 	f->cfg.replay = FIXTURE;
 	assert_int_equal(run_plugin(f), RL_OK);
-	/* one record per ceiling line, plus the L2 plateau; every sweep line */
+	/* one record per ceiling line, plus the L2 plateau; one per sweep
+	 * series, with every one of its lines */
 	assert_int_equal(stub_host_count(&f->h, "ceiling"),
 			 fixture_count("ceiling") + 1);
-	assert_int_equal(stub_host_count(&f->h, "sweep"), fixture_count("sweep"));
+	check_sweeps(&f->h);
 	assert_true(fixture_line("attr", NULL, attr, sizeof(attr)));
 
 	/* fp64_fma: the numbers are the bench's, the spread is recomputed */

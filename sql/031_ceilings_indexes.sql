@@ -1,0 +1,31 @@
+-- 031_ceilings_indexes.sql - two of the seven indexes of `ceilings` that no
+-- query needs any more (issue 27: a night of 144,000 ceilings ingested in
+-- seconds; docs/benchmarks.md has the figures).
+--
+-- Every ceiling the ingest routes (026) is an entry in each index of its
+-- month's partition.  Measured on 1,000 GPUs x 91 nights, 18,000 ceilings
+-- inserted in one statement: 884 ms with the seven, 142 ms without the five
+-- secondary ones and the foreign key (the key itself 170 ms): about 6 us a
+-- row for each secondary index, whose pages the 18,000 inserts reach at
+-- random.
+--
+-- ceilings_history_idx (node, gpu_uuid, name, measured_at, 003) served the
+-- history of one GPU before the series (014) and ceilings_gpu_history_idx
+-- (013) did; ceilings_name_idx (name, measured_at, 003) is
+-- ceilings_fleet_idx (name, node, gpu_uuid, measured_at, 016) with fewer
+-- columns: within a month's partition, the two find the same rows of one
+-- ceiling, and the fleet index holds what the queries read.  On the
+-- findings benchmark's database (1,000 GPUs x 91 nights), docs/sql.md's
+-- "HBM ceiling fell" query and `roofline plot --gpu`'s query
+-- (cli/plot_series.c) have the same plans with and without the two; and
+-- after pg_stat_reset(), rl_gpu_history, rl_run_points (a run and its
+-- baseline), rl_kernel_noise and the view fleet_ceilings of a run scanned
+-- ceilings_run_idx and no other index of `ceilings` (pg_stat_user_indexes).
+--
+-- The four left: the primary key, the (step, attempt, seq) key that keeps
+-- an attempt from being ingested twice, ceilings_run_idx (a run's
+-- ceilings), ceilings_gpu_history_idx (one GPU's figures) and
+-- ceilings_fleet_idx (one ceiling across the fleet).
+
+drop index if exists ceilings_history_idx;
+drop index if exists ceilings_name_idx;
