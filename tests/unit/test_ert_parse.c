@@ -69,7 +69,7 @@ static int teardown(void **state)
 	static const char *const files[] = { "ert-raw.tsv", "ert-stderr.log",
 					     "fake-bench", "ert-p2p.tsv",
 					     "ert-p2p-stderr.log", "topo.txt",
-					     "args.txt", NULL };
+					     "args.txt", "long-sweep.tsv", NULL };
 
 	for (int i = 0; files[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, files[i]);
@@ -363,6 +363,40 @@ static void test_replay_keeps_raw(void **state)
 	} while (ca != EOF);
 	fclose(a);
 	fclose(b);
+}
+
+/*
+ * A series too long for one record (more than the record's 32 kB of text):
+ * left out with a warning naming it; the step succeeds with every ceiling
+ * and the other series, and ert-raw.tsv keeps the points.
+ */
+static void test_replay_sweep_too_long(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], line[8192];
+	FILE *in, *out;
+
+	snprintf(path, sizeof(path), "%s/long-sweep.tsv", f->dir);
+	in = fopen(FIXTURE, "r");
+	out = fopen(path, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in))
+		fputs(line, out);
+	for (int i = 0; i < 400; i++)
+		fprintf(out, "sweep\tgpu=0\tseries=long\tlevel_guess=hbm\t"
+			"ws_bytes=%d\tvalue=1.2345678901234567e+12\tunit=B/s\t"
+			"min=1.2345678901234567e+12\tmax=1.2345678901234567e+12\t"
+			"trials=5\n", 1048576 + i * 4096);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	f->cfg.replay = path;
+	assert_int_equal(run_plugin(f), RL_OK);
+	assert_int_equal(stub_host_count(&f->h, "ceiling"),
+			 fixture_count("ceiling") + 1);
+	check_sweeps(&f->h);
+	assert_non_null(strstr(f->h.log.buf, "sweep long: 400 points do not "
+					     "fit one record; left out"));
 }
 
 /* ---- failure paths ---- */
@@ -742,6 +776,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_l2_kernel_h100, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_replay_l2_kernel_run4, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replay_sweep_too_long, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_replay_keeps_raw, setup,
 						teardown),
