@@ -22,9 +22,12 @@
 #   first);
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
-#   (bench/site-bench.c: daemon/site.c's site_rebuild on this database)
+#   (bench/site-bench.c: daemon/site.c's site_rebuild on this database);
+#   INGEST_AB=ROUNDS also times the night's ingest side by side with the
+#   records and indexes of 0.2.0 (one sweep record per size; sql/031's two
+#   indexes), alternated, rolled back (the stage's comment says how)
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 1, NODES=2 NIGHTS=3
-# KERNELS=3 KRUNS=3 WINDOW=3, -o $BENCH_SMOKE_DIR (else a new temporary
+# KERNELS=3 KRUNS=3 WINDOW=3 INGEST_AB=2, -o $BENCH_SMOKE_DIR (else a new temporary
 # directory).  BENCH_VARIANT names another build than release.
 #
 # It builds VARIANT=release, copies what it runs into the cluster directory
@@ -44,7 +47,7 @@ PROG=findings-bench
 repeats=5 out=/tmp/findings-bench.$(date -u +%Y%m%dT%H%M%S) before=
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
 	repeats=1 out=${BENCH_SMOKE_DIR:-$(mktemp -d /tmp/findings-bench-smoke.XXXXXX)}
-	: "${NODES:=2}" "${NIGHTS:=3}" "${KERNELS:=3}" "${KRUNS:=3}" "${WINDOW:=3}"
+	: "${NODES:=2}" "${NIGHTS:=3}" "${KERNELS:=3}" "${KRUNS:=3}" "${WINDOW:=3}" "${INGEST_AB:=2}"
 fi
 while getopts n:o:b: opt; do
 	case $opt in
@@ -437,4 +440,74 @@ if [[ -n $before ]]; then
 	done
 fi
 ingest_all "${before:+after}"
+
+# ---- INGEST_AB=ROUNDS: the night's ingest as 0.2.0 stored it, side by side ---
+# 0.2.0's ert emitted one `sweep` record per working-set size (this tree's,
+# one per series: docs/ceilings.md) and `ceilings` had two more indexes
+# (sql/031).  Tonight's inputs are split back into one sweep record per size,
+# with the fields in the order 0.2.0 emitted them; the two indexes are made
+# for the comparison (and dropped again after it).  Both forms of the night
+# go into one new run, each in one transaction rolled back, so that each
+# appends the same night to the same series: A (0.2.0's records, every
+# index) and B (this tree's records, the two indexes dropped inside the
+# transaction), alternated (A B, B A, ...), a VACUUM of the three tables
+# after each.  The run made for it is removed at the end.
+ab_unpack() { # 0.2.0's sweep records from this tree's, stdin to stdout
+	awk -F'\t' -v OFS='\t' 'BEGIN { nk = split("level_guess ws_bytes value unit min max trials", keys, " ") }
+	$1 == "sweep" {
+		delete f
+		for (i = 2; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
+		for (k = 1; k <= nk; k++)
+			if (keys[k] != "unit") { m = split(f[keys[k]], t, ","); for (j = 1; j <= m; j++) L[keys[k], j] = t[j] }
+		for (j = 1; j <= f["points"] + 0; j++) {
+			s = "sweep\tgpu_index=" f["gpu_index"] "\tgpu_uuid=" f["gpu_uuid"] "\tseries=" f["series"]
+			for (k = 1; k <= nk; k++) s = s "\t" keys[k] "=" (keys[k] == "unit" ? f["unit"] : L[keys[k], j])
+			if ("synthetic" in f) s = s "\tsynthetic=" f["synthetic"]
+			print s
+		}
+		next }
+	{ print }'
+}
+ab_once() { # ab_once SQL PRELUDE: the ingest's ms, rolled back
+	{ echo "begin;"; echo "$2"; echo "select 'T0', extract(epoch from clock_timestamp());"
+	  cat "$1"; echo "select 'T1', extract(epoch from clock_timestamp());"; echo "rollback;"; } |
+		q -f - | awk -F'|' '$1 == "T0" { a = $2 } $1 == "T1" { b = $2 } END { printf "%.0f\n", (b - a) * 1000 }'
+	q -c "vacuum ceiling_series, ceilings, step_records" >/dev/null
+}
+if [[ ${INGEST_AB:-0} -gt 0 ]]; then
+	AB=$W/ab
+	rm -rf "$AB"
+	mkdir -p "$AB"
+	while IFS=$'\t' read -r name dir; do
+		mkdir -p "$AB/$name"
+		ab_unpack <"$dir/records.tsv" >"$AB/$name/records.tsv"
+		printf '%s\t%s\n' "$name" "$AB/$name" >>"$AB/inputs.tsv"
+	done <"$W/fleet-inputs.tsv"
+	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
+		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded',
+			  (select max(night) + 1 from runs where pipeline_name = 'fleet-bench'), now()
+		   from runs where id = $FRUN returning id" | head -1)
+	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
+	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
+	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$AB/steps.tsv"
+	ingest_sql "$nr" "$AB/steps.tsv" <"$AB/inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/a.sql"
+	ingest_sql "$nr" "$AB/steps.tsv" <"$W/fleet-inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/b.sql"
+	q -c "create index ceilings_history_idx on ceilings (node, gpu_uuid, name, measured_at);
+	      create index ceilings_name_idx on ceilings (name, measured_at)" >/dev/null
+	ab_a=() ab_b=()
+	for ((i = 1; i <= INGEST_AB; i++)); do
+		if ((i % 2)); then
+			ab_a+=("$(ab_once "$AB/a.sql" "")")
+			ab_b+=("$(ab_once "$AB/b.sql" "drop index ceilings_history_idx, ceilings_name_idx;")")
+		else
+			ab_b+=("$(ab_once "$AB/b.sql" "drop index ceilings_history_idx, ceilings_name_idx;")")
+			ab_a+=("$(ab_once "$AB/a.sql" "")")
+		fi
+		say "  ingest A/B round $i: A (0.2.0's records and indexes, $(grep -c . "$AB/a.sql") lines) ${ab_a[-1]} ms, B (this tree's, $(grep -c . "$AB/b.sql") lines) ${ab_b[-1]} ms"
+	done
+	q -c "drop index ceilings_history_idx, ceilings_name_idx; delete from runs where id = $nr" >/dev/null
+	ma=$(printf '%s\n' "${ab_a[@]}" | median) mb=$(printf '%s\n' "${ab_b[@]}" | median)
+	say "$(printf '  ingest of one night side by side, one transaction each, rolled back (median of %s alternated rounds): A %s ms, B %s ms, B/A %.2f' \
+		"$INGEST_AB" "$ma" "$mb" "$(awk -v a="$ma" -v b="$mb" 'BEGIN { print (a > 0 ? b / a : 0) }')")"
+fi
 say "# load at end $(cut -d' ' -f1-3 /proc/loadavg); raw results in $out"

@@ -268,11 +268,14 @@ expect "night-scale.sh: both polls beside 40 foreign jobs, the fan-out, the grow
 	'!bench/night-scale-plot.sh "$D/summary.txt" "$TEST_TMP/night-scale-poll.png" && test -s "$TEST_TMP/night-scale-poll.png"'
 
 result findings-bench
-expect "findings-bench.sh: fleet and regressions steps succeeded on 4 GPUs x 4 nights, ingest timed" \
+expect "findings-bench.sh: fleet and regressions steps succeeded on 4 GPUs x 4 nights, ingest timed, and side by side with 0.2.0's records (2 attempts: 344 lines against 88)" \
 	'sizes: 2 nodes x 2 = 4 GPUs x 4 nights; 3 kernels x 3 runs; repeats 1' \
 	'^  fleet.after +history +[0-9.]+ ms' 'records [1-9][0-9]*, exit 0, history [1-9][0-9]* bytes written at a peak RSS of [1-9][0-9]* kB; 4 GPUs' \
 	'^  regressions.after +history' \
 	'ingest of one night as the daemon does it \(2 attempts, [0-9]+ records, 72 ceilings; COPY per attempt\): [0-9.]+ ms = [0-9]+ ceilings/s .*; ceilings stored 72 of 72$' \
+	'^  ingest A/B round 1: A \(0\.2\.0.s records and indexes, 344 lines\) [1-9][0-9]* ms, B \(this tree.s, 88 lines\) [1-9][0-9]* ms$' \
+	'^  ingest A/B round 2: ' \
+	'^  ingest of one night side by side, one transaction each, rolled back \(median of 2 alternated rounds\): A [0-9.]+ ms, B [0-9.]+ ms, B/A [0-9.]+$' \
 	'!! psql -X -At -d postgres -c "select datname from pg_database" | grep -q "^findings_bench"'
 
 result history-bench
