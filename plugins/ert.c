@@ -717,9 +717,10 @@ static int emit_l2(struct rl_ctx *ctx, struct gpu_view *gv)
 }
 
 /* The values of key on lines[0..n), comma-separated; a line without it
- * gives an empty item (caller frees; NULL when out of memory). */
+ * gives an empty item (caller frees).  NULL when out of memory, or with
+ * *comma set when a value holds a comma (the list could not be read back). */
 static char *join_field(const struct benchio_line *const *lines, size_t n,
-			const char *key)
+			const char *key, int *comma)
 {
 	size_t len = 1;
 	char *s, *p;
@@ -727,6 +728,10 @@ static char *join_field(const struct benchio_line *const *lines, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const char *v = benchio_get(lines[i], key);
 
+		if (v && strchr(v, ',')) {
+			*comma = 1;
+			return NULL;
+		}
 		len += (v ? strlen(v) : 0) + 1;
 	}
 	s = p = malloc(len);
@@ -754,8 +759,9 @@ static int same_series(const struct benchio_line *a, const struct benchio_line *
 
 /*
  * One `sweep` record of the n points of one series (lines, in ert-bench's
- * order).  A series too long for a record is left out with a warning: its
- * points stay in ert-raw.tsv, and no figure depends on the record.
+ * order).  A series too long for a record, or with a comma in a value, is
+ * left out with a warning: its points stay in ert-raw.tsv, and no figure
+ * depends on the record.
  */
 static int emit_sweep_series(struct rl_ctx *ctx, struct gpu_view *gv,
 			     const struct benchio_line *const *lines, size_t n)
@@ -764,7 +770,7 @@ static int emit_sweep_series(struct rl_ctx *ctx, struct gpu_view *gv,
 					     "min", "max", "trials", NULL };
 	const char *series = benchio_get(lines[0], "series");
 	struct benchio_rec *r = malloc(sizeof(*r));
-	int rc = 0;
+	int rc = 0, comma = 0;
 
 	if (!r)
 		return -ENOMEM;
@@ -774,16 +780,19 @@ static int emit_sweep_series(struct rl_ctx *ctx, struct gpu_view *gv,
 	benchio_rec_add(r, "series", series);
 	benchio_rec_add(r, "unit", benchio_get(lines[0], "unit"));
 	benchio_rec_addl(r, "points", (long long)n);
-	for (int k = 0; lists[k] && rc == 0; k++) {
-		char *v = join_field(lines, n, lists[k]);
+	for (int k = 0; lists[k] && rc == 0 && !comma; k++) {
+		char *v = join_field(lines, n, lists[k], &comma);
 
-		if (!v)
-			rc = -ENOMEM;
-		else
+		if (v)
 			benchio_rec_add(r, lists[k], v);
+		else if (!comma)
+			rc = -ENOMEM;
 		free(v);
 	}
-	if (rc == 0 && r->overflow)
+	if (comma)
+		rl_warn(ctx, "gpu %s: sweep %s: a value holds a comma; left out "
+			"(ert-raw.tsv has it)", gv->index, series ? series : "");
+	else if (rc == 0 && r->overflow)
 		rl_warn(ctx, "gpu %s: sweep %s: %zu points do not fit one record; "
 			"left out (ert-raw.tsv has them)", gv->index,
 			series ? series : "", n);

@@ -365,38 +365,60 @@ static void test_replay_keeps_raw(void **state)
 	fclose(b);
 }
 
-/*
- * A series too long for one record (more than the record's 32 kB of text):
- * left out with a warning naming it; the step succeeds with every ceiling
- * and the other series, and ert-raw.tsv keeps the points.
- */
-static void test_replay_sweep_too_long(void **state)
+/* The fixture with n more sweep lines of series ser for GPU 0, each with
+ * level_guess lg, replayed; path names the file (in f->dir). */
+static void replay_with_series(struct fixture *f, char *path, size_t size,
+			       const char *ser, const char *lg, int n)
 {
-	struct fixture *f = *state;
-	char path[256], line[8192];
+	char line[8192];
 	FILE *in, *out;
 
-	snprintf(path, sizeof(path), "%s/long-sweep.tsv", f->dir);
+	snprintf(path, size, "%s/long-sweep.tsv", f->dir);
 	in = fopen(FIXTURE, "r");
 	out = fopen(path, "w");
 	assert_non_null(in);
 	assert_non_null(out);
 	while (fgets(line, sizeof(line), in))
 		fputs(line, out);
-	for (int i = 0; i < 400; i++)
-		fprintf(out, "sweep\tgpu=0\tseries=long\tlevel_guess=hbm\t"
+	for (int i = 0; i < n; i++)
+		fprintf(out, "sweep\tgpu=0\tseries=%s\tlevel_guess=%s\t"
 			"ws_bytes=%d\tvalue=1.2345678901234567e+12\tunit=B/s\t"
 			"min=1.2345678901234567e+12\tmax=1.2345678901234567e+12\t"
-			"trials=5\n", 1048576 + i * 4096);
+			"trials=5\n", ser, lg, 1048576 + i * 4096);
 	fclose(in);
 	assert_int_equal(fclose(out), 0);
 	f->cfg.replay = path;
 	assert_int_equal(run_plugin(f), RL_OK);
+	/* every ceiling and the fixture's own two series, whole */
 	assert_int_equal(stub_host_count(&f->h, "ceiling"),
 			 fixture_count("ceiling") + 1);
 	check_sweeps(&f->h);
+}
+
+/*
+ * A series too long for one record (more than the record's 32 kB of text),
+ * or with a comma in a value (its list could not be read back): left out
+ * with a warning naming it; the step succeeds with every ceiling and the
+ * other series, and ert-raw.tsv keeps the points.
+ */
+static void test_replay_sweep_too_long(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+
+	replay_with_series(f, path, sizeof(path), "long", "hbm", 400);
 	assert_non_null(strstr(f->h.log.buf, "sweep long: 400 points do not "
 					     "fit one record; left out"));
+}
+
+static void test_replay_sweep_comma(void **state)
+{
+	struct fixture *f = *state;
+	char path[256];
+
+	replay_with_series(f, path, sizeof(path), "odd", "l1,l2", 3);
+	assert_non_null(strstr(f->h.log.buf, "sweep odd: a value holds a "
+					     "comma; left out"));
 }
 
 /* ---- failure paths ---- */
@@ -778,6 +800,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay_l2_kernel_run4, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_replay_sweep_too_long, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_replay_sweep_comma, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_replay_keeps_raw, setup,
 						teardown),
