@@ -40,6 +40,18 @@ nodes_re="^($(sinfo -h -N -o %N | paste -sd'|'))\$"
 is "$(sql "select count(*) from ceilings where run_id = $run and node ~ '$nodes_re'")" \
 	"$(sql "select count(*) from ceilings where run_id = $run")" "and the node that measured it, a node of the cluster"
 
+# The sweep: one record per series (ca, cg), and docs/ceilings.md's query
+# gives back every recorded point of it, in the recording's numbers.
+is "$(sql "select string_agg(fields ->> 'series' || ':' || (fields ->> 'points'), ' ' order by seq) from step_records where run_id = $run and kind = 'sweep'")" \
+	"$(awk -F'\t' '$1 == "sweep" { for (i = 2; i <= NF; i++) if ($i ~ /^series=/) n[substr($i, 8)]++ } END { printf "ca:%d cg:%d", n["ca"], n["cg"] }' "$F/ert/h100-quick.tsv")" \
+	"one sweep record per series, holding each of its points"
+query=$(awk '/<!-- results.t: sweep-query -->/ { f = 1; next } f && /^```sql/ { q = 1; next } q && /^```/ { exit } q' "$ROOT/docs/ceilings.md")
+like "$query" "unnest\(string_to_array" "docs/ceilings.md has the sweep query"
+is "$(sql "${query//= 42/= $run}" | awk -F'|' '{ printf "%s %.17g %.17g\n", $2, $3, $4 }' | sort)" \
+	"$(awk -F'\t' '$1 == "sweep" { for (i = 2; i <= NF; i++) { p = index($i, "="); v[substr($i, 1, p - 1)] = substr($i, p + 1) }
+		printf "%s %.17g %.17g\n", v["series"], v["ws_bytes"], v["value"] }' "$F/ert/h100-quick.tsv" | sort)" \
+	"docs/ceilings.md's query: every recorded sweep point (series, size, rate)"
+
 # -- kernel profiles: the recording's rows, read with perl
 csv_value() { # csv_value KERNEL_PREFIX METRIC
 	perl -ne 'BEGIN { ($k, $m) = splice(@ARGV, 0, 2) } next if /^==/;
