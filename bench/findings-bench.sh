@@ -184,6 +184,9 @@ KRUN=$(q -c "select min(id) from runs where pipeline_name = 'kernels-bench' and 
 # series), so that tonight is the fleet run's night again, as the site's
 # history pages need.
 if [[ ${REUSE_DB:-0} == 1 ]]; then
+	# the two indexes an INGEST_AB stage makes for 0.2.0's side, if one was
+	# interrupted before dropping them again (sql/031 has them gone)
+	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx" >/dev/null
 	later=$(q -c "select count(*) from runs where pipeline_name = 'fleet-bench' and id > $FRUN")
 	if ((later > 0)); then
 		q -c "update ceiling_series s set nights = s.nights[1:x.k], run_ids = s.run_ids[1:x.k],
@@ -492,7 +495,8 @@ if [[ ${INGEST_AB:-0} -gt 0 ]]; then
 	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$AB/steps.tsv"
 	ingest_sql "$nr" "$AB/steps.tsv" <"$AB/inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/a.sql"
 	ingest_sql "$nr" "$AB/steps.tsv" <"$W/fleet-inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/b.sql"
-	q -c "create index ceilings_history_idx on ceilings (node, gpu_uuid, name, measured_at);
+	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx;
+	      create index ceilings_history_idx on ceilings (node, gpu_uuid, name, measured_at);
 	      create index ceilings_name_idx on ceilings (name, measured_at)" >/dev/null
 	ab_a=() ab_b=()
 	for ((i = 1; i <= INGEST_AB; i++)); do
