@@ -120,38 +120,63 @@ static double getd(const char *text, const char *key)
 	return strtod(buf, NULL);
 }
 
+/* Call fn(line, arg) on each fixture line of `type`, in file order, until
+ * it returns nonzero; that value, or 0. */
+static int fixture_each(const char *type, int (*fn)(const char *, void *),
+			void *arg)
+{
+	FILE *fp = fopen(fixture_path, "r");
+	char line[8192];
+	int rc = 0;
+
+	assert_non_null(fp);
+	while (!rc && fgets(line, sizeof(line), fp))
+		if (!strncmp(line, type, strlen(type)) &&
+		    line[strlen(type)] == '\t')
+			rc = fn(line, arg);
+	fclose(fp);
+	return rc;
+}
+
+struct line_pick {
+	const char *name; /* NULL: any */
+	char *out;
+	size_t size;
+};
+
+static int pick_line(const char *line, void *arg)
+{
+	struct line_pick *p = arg;
+	char buf[128];
+
+	if (p->name && !(get(line, "name", buf, sizeof(buf)) &&
+			 !strcmp(buf, p->name)))
+		return 0;
+	snprintf(p->out, p->size, "%s", line);
+	return 1;
+}
+
 /* The fixture line of `type` whose name (or nothing) matches. */
 static int fixture_line(const char *type, const char *name, char *out,
 			size_t size)
 {
-	FILE *fp = fopen(fixture_path, "r");
-	char line[8192], buf[128];
-	int found = 0;
+	struct line_pick p = { name, out, size };
 
-	assert_non_null(fp);
-	while (!found && fgets(line, sizeof(line), fp))
-		if (!strncmp(line, type, strlen(type)) &&
-		    line[strlen(type)] == '\t' &&
-		    (!name || (get(line, "name", buf, sizeof(buf)) &&
-			       !strcmp(buf, name)))) {
-			snprintf(out, size, "%s", line);
-			found = 1;
-		}
-	fclose(fp);
-	return found;
+	return fixture_each(type, pick_line, &p);
+}
+
+static int count_line(const char *line, void *arg)
+{
+	(void)line;
+	++*(size_t *)arg;
+	return 0;
 }
 
 static size_t fixture_count(const char *type)
 {
-	FILE *fp = fopen(fixture_path, "r");
-	char line[8192];
 	size_t n = 0;
 
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp))
-		n += !strncmp(line, type, strlen(type)) &&
-		     line[strlen(type)] == '\t';
-	fclose(fp);
+	fixture_each(type, count_line, &n);
 	return n;
 }
 
@@ -186,26 +211,34 @@ static const char *find_rec(struct stub_host *h, const char *kind,
 
 /* ---- replaying the real H100 output ---- */
 
+struct sweep_join {
+	const char *ser, *key;
+	char *out;
+	size_t size, n;
+};
+
+static int join_sweep(const char *line, void *arg)
+{
+	struct sweep_join *j = arg;
+	char buf[128];
+	size_t used = strlen(j->out);
+
+	if (get(line, "series", buf, sizeof(buf)) && !strcmp(buf, j->ser))
+		snprintf(j->out + used, j->size - used, "%s%s", j->n++ ? "," : "",
+			 get(line, j->key, buf, sizeof(buf)) ? buf : "");
+	return 0;
+}
+
 /* The fixture's sweep lines of series ser: how many, and the values of key
  * on them comma-separated in out (their order in the file). */
 static size_t fixture_sweep(const char *ser, const char *key, char *out,
 			    size_t size)
 {
-	FILE *fp = fopen(fixture_path, "r");
-	char line[8192], buf[128];
-	size_t n = 0;
+	struct sweep_join j = { ser, key, out, size, 0 };
 
-	assert_non_null(fp);
 	out[0] = '\0';
-	while (fgets(line, sizeof(line), fp))
-		if (!strncmp(line, "sweep\t", 6) &&
-		    get(line, "series", buf, sizeof(buf)) && !strcmp(buf, ser)) {
-			snprintf(out + strlen(out), size - strlen(out), "%s%s",
-				 n++ ? "," : "",
-				 get(line, key, buf, sizeof(buf)) ? buf : "");
-		}
-	fclose(fp);
-	return n;
+	fixture_each("sweep", join_sweep, &j);
+	return j.n;
 }
 
 /* Each emitted sweep record holds its series' fixture lines, in order. */
