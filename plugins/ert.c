@@ -802,34 +802,33 @@ static int emit_sweep_series(struct rl_ctx *ctx, struct gpu_view *gv,
 	return rc;
 }
 
-/* The GPU's sweep lines, one record per series, in order of appearance. */
+/* The GPU's sweep lines, one record per series, in order of appearance:
+ * each pass takes the series of the first line left, the rest stay. */
 static int emit_sweeps(struct rl_ctx *ctx, struct gpu_view *gv,
 		       const struct benchio_doc *doc)
 {
-	const struct benchio_line **pts;
-	int rc = 0;
+	size_t cap = doc->n ? doc->n : 1, nleft = 0;
+	const struct benchio_line **left = malloc(cap * sizeof(*left));
+	const struct benchio_line **pts = malloc(cap * sizeof(*pts));
+	int rc = left && pts ? 0 : -ENOMEM;
 
-	pts = malloc((doc->n ? doc->n : 1) * sizeof(*pts));
-	if (!pts)
-		return -ENOMEM;
-	for (size_t i = 0; i < doc->n && rc == 0; i++) {
-		const struct benchio_line *l = &doc->lines[i];
-		size_t n = 0, j;
+	for (size_t i = 0; i < doc->n && rc == 0; i++)
+		if (is_gpu_line(&doc->lines[i], "sweep", gv->index))
+			left[nleft++] = &doc->lines[i];
+	while (nleft && rc == 0) {
+		const struct benchio_line *first = left[0];
+		size_t n = 0, kept = 0;
 
-		if (!is_gpu_line(l, "sweep", gv->index))
-			continue;
-		for (j = 0; j < i; j++) /* a series is emitted at its first line */
-			if (is_gpu_line(&doc->lines[j], "sweep", gv->index) &&
-			    same_series(&doc->lines[j], l))
-				break;
-		if (j < i)
-			continue;
-		for (j = i; j < doc->n; j++)
-			if (is_gpu_line(&doc->lines[j], "sweep", gv->index) &&
-			    same_series(&doc->lines[j], l))
-				pts[n++] = &doc->lines[j];
+		for (size_t j = 0; j < nleft; j++) {
+			if (same_series(left[j], first))
+				pts[n++] = left[j];
+			else
+				left[kept++] = left[j];
+		}
+		nleft = kept;
 		rc = emit_sweep_series(ctx, gv, pts, n);
 	}
+	free(left);
 	free(pts);
 	return rc;
 }
