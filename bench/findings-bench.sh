@@ -498,7 +498,7 @@ if [[ ${INGEST_AB:-0} -gt 0 ]]; then
 	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx;
 	      create index ceilings_history_idx on ceilings (node, gpu_uuid, name, measured_at);
 	      create index ceilings_name_idx on ceilings (name, measured_at)" >/dev/null
-	ab_a=() ab_b=()
+	ab_a=() ab_b=() na=$(grep -c . "$AB/a.sql") nb=$(grep -c . "$AB/b.sql")
 	for ((i = 1; i <= INGEST_AB; i++)); do
 		if ((i % 2)); then
 			ab_a+=("$(ab_once "$AB/a.sql" "")")
@@ -507,7 +507,7 @@ if [[ ${INGEST_AB:-0} -gt 0 ]]; then
 			ab_b+=("$(ab_once "$AB/b.sql" "drop index ceilings_history_idx, ceilings_name_idx;")")
 			ab_a+=("$(ab_once "$AB/a.sql" "")")
 		fi
-		say "  ingest A/B round $i: A (0.2.0's records and indexes, $(grep -c . "$AB/a.sql") lines) ${ab_a[-1]} ms, B (this tree's, $(grep -c . "$AB/b.sql") lines) ${ab_b[-1]} ms"
+		say "  ingest A/B round $i: A (0.2.0's records and indexes, $na lines) ${ab_a[-1]} ms, B (this tree's, $nb lines) ${ab_b[-1]} ms"
 	done
 	q -c "drop index ceilings_history_idx, ceilings_name_idx; delete from runs where id = $nr" >/dev/null
 	ma=$(printf '%s\n' "${ab_a[@]}" | median) mb=$(printf '%s\n' "${ab_b[@]}" | median)
