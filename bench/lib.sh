@@ -124,7 +124,15 @@ bench_cluster_start() {
 			BENCH_PARTITION=$part
 		fi
 	else
-		"$REPO/scripts/cluster" start "$@" >"$WORK/cluster-start.log" 2>&1 ||
+		: >"$WORK/cluster-start.log"
+		# the cluster's PostgreSQL loads the variant's server extension:
+		# built here, as the scripts build the programs they run (a
+		# fresh clone has none for release)
+		if [[ $ROOFLINE_PGEXT == "$BENCH_BUILD/pgext" ]]; then
+			make -s -C "$REPO" -j2 VARIANT="$BENCH_VARIANT" pgext >>"$WORK/cluster-start.log" 2>&1 ||
+				{ tail -5 "$WORK/cluster-start.log" >&2; return 1; }
+		fi
+		"$REPO/scripts/cluster" start "$@" >>"$WORK/cluster-start.log" 2>&1 ||
 			{ tail -5 "$WORK/cluster-start.log" >&2; return 1; }
 		eval "$("$REPO/scripts/cluster" env)"
 	fi
