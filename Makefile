@@ -42,7 +42,8 @@ SLURM_SRC  := daemon/slurm.c
 
 DAEMON_SRC := $(YAML_SRC) $(DB_SRC) $(SLURM_SRC) daemon/config.c \
               daemon/engine.c daemon/engine_state.c daemon/runs.c \
-              daemon/launch.c daemon/ingest.c daemon/schedule.c \
+              daemon/launch.c daemon/ingest.c daemon/session_pool.c \
+              daemon/schedule.c \
               daemon/migrate.c daemon/step_inputs.c \
               daemon/notify.c daemon/partitions.c \
               daemon/site.c daemon/site_child.c daemon/site_files.c daemon/site_page.c \

@@ -23,6 +23,8 @@
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
 #   (bench/site-bench.c: daemon/site.c's site_rebuild on this database);
+#   INGEST_SESSIONS=4 the sessions the night's ingest is stored through (the
+#   daemon's ingest_sessions; its default), side by side with one;
 #   INGEST_AB=ROUNDS also times the night's ingest side by side with the
 #   records and indexes of 0.2.0 (one sweep record per size; sql/031's two
 #   indexes), alternated, rolled back (the stage's comment says how)
@@ -356,36 +358,56 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 # transaction, the step's row locked, one COPY into step_records of the
 # rows copy_record() makes (every field a JSON string), the step marked
 # succeeded; the routing (sql/026) and the series merge (sql/014, 019) fire
-# as they do in the daemon.  REPEATS nights, each a new run; the median.
-ingest_night() { # ingest_night NIGHT_OFFSET: ms on stdout
-	local nr
+# as they do in the daemon.  A night's node jobs end together, and the
+# daemon stores the attempts one poll found ended through `ingest_sessions`
+# sessions at once (4 by default, INGEST_SESSIONS here): the attempts are
+# dealt to that many psql sessions, run at once.  REPEATS nights, each a
+# new run, alternated with as many stored through one session (the
+# daemon's with `ingest_sessions: 1`); the medians of both.
+INGEST_SESSIONS=${INGEST_SESSIONS:-4}
+ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
+	local nr k=$2 f
 	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
 		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
 		   from runs where id = $FRUN returning id" | head -1)
 	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
 	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
 	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
-	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" >"$W/ingest.sql"
+	rm -f "$W"/ingest.*.sql
+	# attempt i (its transaction) to session i mod k
+	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" |
+		awk -v k="$k" -v w="$W" '/^begin;$/ { t++ } { print > (w "/ingest." (t % k) ".sql") }'
 	local t0 t1
 	t0=$(date +%s%N)
-	q -f "$W/ingest.sql" >/dev/null
+	for f in "$W"/ingest.*.sql; do q -f "$f" >/dev/null & done
+	wait
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000000))
 }
 # ingest_all [LABEL]: REPEATS nights, each after the last one stored
 ingest_all() {
-	local ms=() before_runs night0 i med got
+	local ms=() one=() before_runs night0 i med med1 got
 	before_runs=$(q -c "select coalesce(max(id), 0) from runs")
 	night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
 	for ((i = 1; i <= repeats; i++)); do
-		ms+=("$(ingest_night $((night0 + i)))")
+		if ((i % 2)); then # alternated, each first in turn
+			ms+=("$(ingest_night $((night0 + 2 * i - 1)) "$INGEST_SESSIONS")")
+			one+=("$(ingest_night $((night0 + 2 * i)) 1)")
+		else
+			one+=("$(ingest_night $((night0 + 2 * i - 1)) 1)")
+			ms+=("$(ingest_night $((night0 + 2 * i)) "$INGEST_SESSIONS")")
+		fi
 	done
 	med=$(printf '%s\n' "${ms[@]}" | median)
+	med1=$(printf '%s\n' "${one[@]}" | median)
 	got=$(q -c "select count(*) from ceilings c where c.run_id > $before_runs")
-	say "$(printf '  %singest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
-		"${1:+$1: }" "$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$med" \
+	say "$(printf '  %singest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt, %s sessions): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
+		"${1:+$1: }" "$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$INGEST_SESSIONS" "$med" \
 		"$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
-		"${ms[*]}" "$got" "$((n_ceil * repeats))")"
+		"${ms[*]}" "$got" "$((2 * n_ceil * repeats))")"
+	say "$(printf '  %s  side by side, alternated: through one session %s ms [%s]; %s sessions / one: %.2f' \
+		"${1:+$1: }" "$med1" "${one[*]}" "$INGEST_SESSIONS" \
+		"$(awk -v a="$med" -v b="$med1" 'BEGIN { print (b > 0 ? a / b : 0) }')")"
 }
 say ""
 say "median of $repeats (ms; all repeats in brackets); a step's wall = history (a) + job (b)"

@@ -49,6 +49,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "longest wait of a Slurm job in the queue before it counts as failed" },
 	{ "submit_threads", CFG_THREADS, offsetof(struct config, submit_threads),
 	  "Slurm job submissions in flight at once, 1 to 16" },
+	{ "ingest_sessions", CFG_THREADS, offsetof(struct config, ingest_sessions),
+	  "PostgreSQL sessions that ingest ended attempts at once, 1 to 16" },
 	{ "db_lock_timeout", CFG_MS, offsetof(struct config, db_lock_timeout_ms),
 	  "longest wait of one of the daemon's statements for a lock, e.g. 5s" },
 	{ "db_statement_timeout", CFG_MS,
@@ -109,6 +111,7 @@ void config_defaults(struct config *cfg)
 	cfg->kill_grace_s = 10;
 	cfg->pending_limit_s = 3600;
 	cfg->submit_threads = 4;
+	cfg->ingest_sessions = 4;
 	cfg->db_lock_timeout_ms = 5000;
 	cfg->db_statement_timeout_ms = 600000;
 	cfg->log_level = RL_LOG_INFO;
@@ -264,7 +267,7 @@ static int set_key(struct config *cfg, const struct cfg_key *k,
 		return 0;
 	case CFG_THREADS:
 		if (util_parse_long(text, &v) < 0 || v < 1 ||
-		    v > CONFIG_SUBMIT_THREADS_MAX)
+		    v > CONFIG_THREADS_MAX)
 			return -EINVAL;
 		*(long *)field = v;
 		return 0;

@@ -131,6 +131,7 @@ void engine_release(struct engine *e)
 {
 	db_close(e->db);
 	e->db = NULL;
+	session_pool_close(&e->pool);
 	leader_release(&e->lead); /* the lock is free for a standby */
 }
 

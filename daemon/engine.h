@@ -27,7 +27,8 @@
  * partitions.c (partitions and retention of the history tables) and
  * notify.c are called by the tick; spool_space.c (a full spool) by ingest.c
  * and launch.c, over engine_state.c; leader.c (the one-daemon lock session)
- * is the shared struct's member.
+ * and session_pool.c (the sessions ingest.c stores ended attempts through,
+ * several at once) are the shared struct's members.
  */
 #ifndef ROOFLINE_ENGINE_H
 #define ROOFLINE_ENGINE_H
@@ -200,18 +201,30 @@ struct attempt_end {
 			      * nothing */
 };
 
-/* A step attempt ended: end is what Slurm said (NULL when Slurm forgot the
- * job, or for daemon steps).  Reads the attempt's exit record, then ingests,
- * retries or fails the step. */
+/* The attempts one look at Slurm (or at the daemon's children) found
+ * ended, gathered so that their records are stored through several
+ * PostgreSQL sessions at once: a night's node jobs end together. */
+struct ended_attempt;
+struct ingest_ended {
+	struct ended_attempt *a; /* owned */
+	size_t n, cap;
+};
+#define INGEST_ENDED_INIT { NULL, 0, 0 }
+/* Add step s's attempt, ended as end says: what Slurm said, NULL when
+ * Slurm forgot the job, or for daemon steps.  end's strings are copied; s
+ * is borrowed until ingest_ended_run(). */
+void ingest_ended_add(struct ingest_ended *l, const struct step_row *s,
+		      const struct attempt_end *end);
+/* Read each attempt's exit record, then store its records or retry or fail
+ * the step.  Each attempt's records are stored in one transaction that
+ * also marks the step succeeded (idempotent: an attempt already stored adds
+ * nothing), through cfg->ingest_sessions sessions of e->pool when there are
+ * several; a database that went away leaves the step for the next tick.
+ * Empties l. */
+void ingest_ended_run(struct engine *e, struct ingest_ended *l);
+/* The same for one attempt. */
 void ingest_step_finished(struct engine *e, const struct step_row *s,
 			  const struct attempt_end *end);
-
-/* Ingest attempt dir's records.tsv for step s in one transaction and mark
- * the step succeeded (node and start time from its exit record ex).  Idempotent: an attempt already ingested adds nothing.
- * 0, -EIO (database: try again later) or -EINVAL (bad output, with err). */
-int ingest_attempt(struct engine *e, const struct step_row *s,
-		   const char *dir, const struct job_exit *ex, uid_t owner,
-		   struct strbuf *err);
 /* Read the attempt's exit record, refusing anything but a regular file
  * owned by uid of at most cfg->ingest_max_line + 1 bytes.  0, -ENOENT (no
  * exit record), -EFBIG (too large: err, when not NULL, names the file and

@@ -107,8 +107,8 @@ static const char *storable(const char *s, char **copy)
 	return *copy;
 }
 
-int engine_step_set_state(struct engine *e, const struct step_row *s,
-			  const char *state, const struct step_change *c)
+int engine_step_record_state(struct db *db, const struct step_row *s,
+			     const char *state, const struct step_change *c)
 {
 	static const char *const sql =
 		"with u as (update steps set state = $2,"
@@ -158,16 +158,24 @@ int engine_step_set_state(struct engine *e, const struct step_row *s,
 	params[11] = t0;
 	params[12] = c->slurm_reason;
 	params[13] = storable(c->avoid_node, &copies[3]);
-	rc = db_exec(e->db, sql, 14, params);
+	rc = db_exec(db, sql, 14, params);
 	if (rc >= 0)
 		log_transition(s, s->state, state, params[10]);
 	for (size_t i = 0; i < ARRAY_SIZE(copies); i++)
 		free(copies[i]);
 	if (rc < 0) {
 		log_error("cannot record step %ld state %s: %s", s->id, state,
-			  db_error(e->db));
+			  db_error(db));
 		return -EIO;
 	}
+	return 0;
+}
+
+int engine_step_set_state(struct engine *e, const struct step_row *s,
+			  const char *state, const struct step_change *c)
+{
+	if (engine_step_record_state(e->db, s, state, c) < 0)
+		return -EIO;
 	if (strcmp(state, "failed") == 0 || strcmp(state, "skipped") == 0 ||
 	    strcmp(state, "cancelled") == 0)
 		e->fan_in_dirty = true;

@@ -21,6 +21,7 @@
 #include "config.h"
 #include "db.h"
 #include "leader.h"
+#include "session_pool.h"
 #include "strbuf.h"
 
 struct engine {
@@ -28,6 +29,8 @@ struct engine {
 	struct db *db;            /* owned */
 	struct leader lead;       /* owned: the session that holds the
 				   * one-daemon lock, nothing else (leader.h) */
+	struct session_pool pool; /* owned: the sessions that ingest a
+				   * poll's ended attempts in parallel */
 	long work_seen_id;        /* newest run id at the last full pass */
 	long work_seen_cancels;   /* its cancellations pending then */
 	time_t last_schedule_check;
@@ -87,6 +90,11 @@ struct step_change {
 			   .retry_in_s = -1 }
 int engine_step_set_state(struct engine *e, const struct step_row *s,
 			  const char *state, const struct step_change *c);
+/* The same on session db, touching nothing of the engine's: for a session
+ * of the pool (session_pool.h), in a thread of its own, and for a
+ * transition that leaves the fan-ins alone (to 'succeeded'). */
+int engine_step_record_state(struct db *db, const struct step_row *s,
+			     const char *state, const struct step_change *c);
 
 /* The many-rows forms of engine_step_set_state for the launch path:
  * mark rows 'submitting' with attempt + 1 (rows whose state changed under us

@@ -1,6 +1,8 @@
 /*
  * ingest.c - a finished attempt's records into PostgreSQL, in one
- * transaction, idempotently.  See engine.h.
+ * transaction, idempotently; the attempts one poll found ended are judged
+ * on the engine's session and stored through the session pool's, several
+ * at once (session_pool.h).  See engine.h.
  *
  * The attempt directory belongs to the run's user and the daemon reads it as
  * root, so files are opened without following links or blocking (a FIFO)
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -124,7 +127,7 @@ static void json_string(struct strbuf *sb, const char *s)
 }
 
 struct copy_state {
-	struct engine *e;
+	struct db *db;
 	const struct step_row *s;
 	const char *node;
 	const char *path;
@@ -174,7 +177,7 @@ static int copy_record(void *arg, const char *kind, const struct rl_field *f)
 	strbuf_addch(&cs->row, '\t');
 	db_copy_escape(&cs->row, cs->json.buf);
 	strbuf_addch(&cs->row, '\n');
-	if (db_copy_put(cs->e->db, cs->row.buf, cs->row.len) < 0) {
+	if (db_copy_put(cs->db, cs->row.buf, cs->row.len) < 0) {
 		cs->rc = -EIO;
 		return -EIO;
 	}
@@ -182,7 +185,7 @@ static int copy_record(void *arg, const char *kind, const struct rl_field *f)
 }
 
 /* Lock the step row; true when this attempt is still waiting for ingest. */
-static int claim_step(struct engine *e, const struct step_row *s)
+static int claim_step(struct db *db, const struct step_row *s)
 {
 	char id[32], att[32];
 	const char *params[] = { id, att };
@@ -191,7 +194,7 @@ static int claim_step(struct engine *e, const struct step_row *s)
 
 	snprintf(id, sizeof(id), "%ld", s->id);
 	snprintf(att, sizeof(att), "%d", s->attempt);
-	r = db_query(e->db, "select 1 from steps where id = $1 and attempt = $2"
+	r = db_query(db, "select 1 from steps where id = $1 and attempt = $2"
 			    " and state in ('pending', 'running') for update",
 		     2, params);
 	if (!r)
@@ -213,22 +216,22 @@ static const char *limit_key(int rc)
 	return NULL;
 }
 
-static int copy_records(struct engine *e, const struct step_row *s,
-			FILE *in, const char *path, const char *node,
-			struct strbuf *err)
+static int copy_records(struct db *db, const struct config *cfg,
+			const struct step_row *s, FILE *in, const char *path,
+			const char *node, struct strbuf *err)
 {
-	struct copy_state cs = { .e = e, .s = s, .node = node, .path = path,
+	struct copy_state cs = { .db = db, .s = s, .node = node, .path = path,
 				 .err = err };
 	const struct records_limits lim = {
-		.max_bytes = (size_t)e->cfg->ingest_max_bytes,
-		.max_line = (size_t)e->cfg->ingest_max_line,
-		.max_records = (size_t)e->cfg->ingest_max_records,
+		.max_bytes = (size_t)cfg->ingest_max_bytes,
+		.max_line = (size_t)cfg->ingest_max_line,
+		.max_records = (size_t)cfg->ingest_max_records,
 	};
 	int rc;
 
 	strbuf_init(&cs.row);
 	strbuf_init(&cs.json);
-	if (db_copy_begin(e->db, "copy step_records (step, attempt, seq, run_id,"
+	if (db_copy_begin(db, "copy step_records (step, attempt, seq, run_id,"
 				 " kind, node, fields) from stdin") < 0) {
 		rc = -EIO;
 		goto out;
@@ -238,15 +241,15 @@ static int copy_records(struct engine *e, const struct step_row *s,
 	if (limit_key(rc))
 		strbuf_addf(err, " (%s)", limit_key(rc));
 	if (rc == -EINVAL || rc == -EILSEQ || limit_key(rc)) {
-		db_copy_end(e->db); /* ends the COPY; the caller rolls back */
+		db_copy_end(db); /* ends the COPY; the caller rolls back */
 		rc = -EINVAL;
 		goto out;
 	}
-	if (db_copy_end(e->db) < 0 || cs.rc < 0) {
+	if (db_copy_end(db) < 0 || cs.rc < 0) {
 		strbuf_addf(err, "cannot store the records of %s: %s", path,
-			    db_error(e->db));
+			    db_error(db));
 		rc = -EINVAL; /* e.g. a trigger refused a record */
-		if (!db_ok(e->db))
+		if (!db_ok(db))
 			rc = -EIO;
 	}
 out:
@@ -255,9 +258,16 @@ out:
 	return rc;
 }
 
-int ingest_attempt(struct engine *e, const struct step_row *s,
-		   const char *dir, const struct job_exit *ex, uid_t owner,
-		   struct strbuf *err)
+/* Store attempt dir's records.tsv for step s in one transaction on session
+ * db and mark the step succeeded (node and start time from its exit record
+ * ex).  Idempotent: an attempt already stored adds nothing.  Touches
+ * nothing but db (a session of the pool may run it, in a thread of its
+ * own).  0, -EIO (database: try again later) or -EINVAL (bad output, with
+ * err). */
+static int store_attempt(struct db *db, const struct config *cfg,
+			 const struct step_row *s, const char *dir,
+			 const struct job_exit *ex, uid_t owner,
+			 struct strbuf *err)
 {
 	char *path = xasprintf("%s/%s", dir, JOB_RECORDS_FILE);
 	struct step_change c = STEP_CHANGE_NONE;
@@ -267,10 +277,10 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 	if (rc >= 0) {
 		struct stat st;
 
-		if (fstat(rc, &st) == 0 && st.st_size > e->cfg->ingest_max_bytes) {
+		if (fstat(rc, &st) == 0 && st.st_size > cfg->ingest_max_bytes) {
 			close(rc);
 			over_limit(err, path, (long long)st.st_size,
-				   e->cfg->ingest_max_bytes, "ingest_max_bytes");
+				   cfg->ingest_max_bytes, "ingest_max_bytes");
 			rc = -EINVAL;
 			goto out;
 		}
@@ -290,15 +300,15 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 		goto out;
 	}
 	rc = -EIO;
-	if (db_begin(e->db) < 0)
+	if (db_begin(db) < 0)
 		goto out;
-	claimed = claim_step(e, s);
+	claimed = claim_step(db, s);
 	if (claimed <= 0) {
-		db_rollback(e->db);
+		db_rollback(db);
 		rc = claimed; /* 0: already ingested, nothing to do */
 		goto out;
 	}
-	rc = copy_records(e, s, in, path, ex->node, err);
+	rc = copy_records(db, cfg, s, in, path, ex->node, err);
 	if (rc < 0)
 		goto out_rollback;
 	c.exec_node = ex->node;
@@ -306,15 +316,15 @@ int ingest_attempt(struct engine *e, const struct step_row *s,
 	c.ended = true;
 	c.job_id = -1;
 	c.detail = "ingested";
-	if (engine_step_set_state(e, s, "succeeded", &c) < 0 ||
-	    db_commit(e->db) < 0) {
+	if (engine_step_record_state(db, s, "succeeded", &c) < 0 ||
+	    db_commit(db) < 0) {
 		rc = -EIO;
 		goto out_rollback;
 	}
 	rc = 0;
 	goto out;
 out_rollback:
-	db_rollback(e->db);
+	db_rollback(db);
 out:
 	if (in)
 		fclose(in);
@@ -363,49 +373,81 @@ static void describe_slurm_end(struct strbuf *sb, const struct step_row *s,
 		strbuf_addf(sb, ": %s", end->trouble);
 }
 
-void ingest_step_finished(struct engine *e, const struct step_row *s,
-			  const struct attempt_end *end)
+/* ---- the attempts one poll found ended ----------------------------------- */
+
+struct ended_attempt {
+	const struct step_row *s;  /* borrowed until ingest_ended_run() */
+	struct attempt_end end;    /* its strings are the three below */
+	bool has_end;              /* end is Slurm's word (else none) */
+	char *state, *node, *trouble; /* owned */
+	char *dir;                 /* the attempt directory, owned */
+	struct job_exit ex;        /* its exit record */
+	uid_t uid;                 /* the run's user */
+	int rc;                    /* store_attempt()'s */
+	struct strbuf err;
+};
+
+void ingest_ended_add(struct ingest_ended *l, const struct step_row *s,
+		      const struct attempt_end *end)
 {
-	char *dir = engine_attempt_dir(s, s->attempt);
+	struct ended_attempt *a;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->a = xrealloc(l->a, l->cap * sizeof(*l->a));
+	}
+	a = &l->a[l->n++];
+	*a = (struct ended_attempt){ .s = s, .has_end = end != NULL };
+	if (end) {
+		a->end = *end;
+		a->end.state = a->state = end->state ? xstrdup(end->state) : NULL;
+		a->end.node = a->node = end->node ? xstrdup(end->node) : NULL;
+		a->end.trouble = a->trouble =
+			end->trouble ? xstrdup(end->trouble) : NULL;
+	}
+	a->dir = engine_attempt_dir(s, s->attempt);
+	strbuf_init(&a->err);
+}
+
+/* Whether a's records are to be stored (store_attempt); any other end is
+ * dealt with here: the step failed, retried, given back to wait for spool
+ * space, or cancelled. */
+static bool judge_ended(struct engine *e, struct ended_attempt *a)
+{
+	const struct step_row *s = a->s;
+	const struct attempt_end *end = a->has_end ? &a->end : NULL;
 	const char *slurm_state = end ? end->state : NULL;
-	struct strbuf err = STRBUF_INIT;
-	struct job_exit ex;
-	uid_t uid = 0;
+	struct job_exit *ex = &a->ex;
+	struct strbuf *err = &a->err;
 	gid_t gid = 0;
 	int rc;
 
-	strbuf_init(&err);
-	if (engine_run_identity(e, s, &uid, &gid, &err) < 0) {
-		engine_step_failed(e, s, err.buf, false);
-		goto out;
+	if (engine_run_identity(e, s, &a->uid, &gid, err) < 0) {
+		engine_step_failed(e, s, err->buf, false);
+		return false;
 	}
-	rc = ingest_read_exit(e->cfg, dir, uid, &ex, &err);
+	rc = ingest_read_exit(e->cfg, a->dir, a->uid, ex, err);
 	if (rc == -EFBIG) { /* what the user left there: no retry */
-		engine_step_failed(e, s, err.buf, false);
-		goto out;
+		engine_step_failed(e, s, err->buf, false);
+		return false;
 	}
-	if (rc == 0 && ex.status == RL_OK &&
-	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0)) {
-		rc = ingest_attempt(e, s, dir, &ex, uid, &err);
-		if (rc == -EINVAL)
-			engine_step_failed(e, s, err.buf, false);
-		/* -EIO: the database went away; the next tick tries again */
-		goto out;
-	}
+	if (rc == 0 && ex->status == RL_OK &&
+	    (!slurm_state || strcmp(slurm_state, "COMPLETED") == 0))
+		return true;
 	/* A full spool failed it (records or exit record unwritable): not
 	 * the step's fault; it waits for space (spool_space.h) */
-	if ((rc != 0 || ex.status != RL_OK) &&
-	    spool_space_give_back(e, s, dir, rc == 0 ? ex.error : NULL))
-		goto out;
+	if ((rc != 0 || ex->status != RL_OK) &&
+	    spool_space_give_back(e, s, a->dir, rc == 0 ? ex->error : NULL))
+		return false;
 	/* Past its timeout, whoever ended it (our SIGTERM, Slurm's limit, the
 	 * child's alarm) and however Slurm names the end: a time-out. */
 	if (rc != 0 && s->timeout_s > 0 && s->run_s >= s->timeout_s) {
-		strbuf_addf(&err, "timed out after %ld s", s->timeout_s);
+		strbuf_addf(err, "timed out after %ld s", s->timeout_s);
 		if (end && !s->on_daemon)
-			strbuf_addf(&err, " (Slurm job %u ended %s)", s->job_id,
+			strbuf_addf(err, " (Slurm job %u ended %s)", s->job_id,
 				    end->state);
-		engine_step_failed(e, s, err.buf, true);
-		goto out;
+		engine_step_failed(e, s, err->buf, true);
+		return false;
 	}
 	if (slurm_state && strcmp(slurm_state, "CANCELLED") == 0) {
 		struct step_change c = STEP_CHANGE_NONE;
@@ -415,20 +457,102 @@ void ingest_step_finished(struct engine *e, const struct step_row *s,
 		c.detail = "Slurm job cancelled";
 		engine_step_set_state(e, s, "cancelled", &c);
 		engine_skip_dependents(e, s);
-		goto out;
+		return false;
 	}
 	if (rc == 0) {
-		strbuf_addstr(&err, ex.error[0] ? ex.error : "plugin failed");
+		strbuf_addstr(err, ex->error[0] ? ex->error : "plugin failed");
 		if (slurm_state && strcmp(slurm_state, "COMPLETED") != 0)
-			strbuf_addf(&err, " (Slurm: %s)", slurm_state);
-		engine_step_failed(e, s, err.buf, ex.status == RL_RETRY);
+			strbuf_addf(err, " (Slurm: %s)", slurm_state);
+		engine_step_failed(e, s, err->buf, ex->status == RL_RETRY);
 	} else {
-		describe_slurm_end(&err, s, end);
-		engine_step_failed_on(e, s, err.buf, true,
+		describe_slurm_end(err, s, end);
+		engine_step_failed_on(e, s, err->buf, true,
 				      end && end->trouble && *end->trouble
 					      ? end->node : NULL);
 	}
-out:
-	strbuf_release(&err);
-	free(dir);
+	return false;
+}
+
+/* The attempts to store, for session_pool_for(). */
+struct store_list {
+	const struct config *cfg;
+	struct ended_attempt **a;
+};
+
+static void store_one(struct db *db, size_t i, void *arg)
+{
+	const struct store_list *l = arg;
+	struct ended_attempt *a = l->a[i];
+
+	a->rc = store_attempt(db, l->cfg, a->s, a->dir, &a->ex, a->uid,
+			      &a->err);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Store the attempts of l: through the pool's sessions when there are
+ * several, else (or when the pool has none) on the engine's own. */
+static void store_all(struct engine *e, struct store_list *l, size_t n)
+{
+	struct timespec t0;
+	int sessions = 0;
+
+	if (n == 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (n > 1 && e->cfg->ingest_sessions > 1)
+		sessions = session_pool_for(&e->pool, e->cfg,
+					    (int)e->cfg->ingest_sessions, n,
+					    store_one, l);
+	if (sessions == 0)
+		for (size_t i = 0; i < n; i++)
+			store_one(e->db, i, l);
+	if (n > 1)
+		log_info("stored the records of %zu ended attempts through %d "
+			 "session%s in %.0f ms", n, sessions ? sessions : 1,
+			 sessions > 1 ? "s" : "", ms_since(&t0));
+}
+
+void ingest_ended_run(struct engine *e, struct ingest_ended *el)
+{
+	struct store_list l = { .cfg = e->cfg };
+	size_t n = 0;
+
+	l.a = xcalloc(el->n ? el->n : 1, sizeof(*l.a));
+	for (size_t i = 0; i < el->n; i++)
+		if (judge_ended(e, &el->a[i]))
+			l.a[n++] = &el->a[i];
+	store_all(e, &l, n);
+	/* -EIO: the database went away; the next tick tries again */
+	for (size_t i = 0; i < n; i++)
+		if (l.a[i]->rc == -EINVAL)
+			engine_step_failed(e, l.a[i]->s, l.a[i]->err.buf, false);
+	for (size_t i = 0; i < el->n; i++) {
+		struct ended_attempt *a = &el->a[i];
+
+		free(a->state);
+		free(a->node);
+		free(a->trouble);
+		free(a->dir);
+		strbuf_release(&a->err);
+	}
+	free(l.a);
+	free(el->a);
+	*el = (struct ingest_ended)INGEST_ENDED_INIT;
+}
+
+void ingest_step_finished(struct engine *e, const struct step_row *s,
+			  const struct attempt_end *end)
+{
+	struct ingest_ended l = INGEST_ENDED_INIT;
+
+	ingest_ended_add(&l, s, end);
+	ingest_ended_run(e, &l);
 }

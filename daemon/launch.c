@@ -633,7 +633,7 @@ static void launch_attempt(struct engine *e, const struct step_row *s,
 /* Slurm requests of one pass in flight at once (slurm_submit_stream):
  * the configuration's submit_threads, which config.c keeps within the
  * stream's limit. */
-_Static_assert(CONFIG_SUBMIT_THREADS_MAX <= SLURM_SUBMIT_THREADS_MAX,
+_Static_assert(CONFIG_THREADS_MAX <= SLURM_SUBMIT_THREADS_MAX,
 	       "submit_threads may exceed the submission stream's threads");
 
 /* What slurmctld answered to deferred request k of a pass: the job into
@@ -768,6 +768,7 @@ struct poll_state {
 	struct step_row *rows;
 	bool *seen;
 	int n;
+	struct ingest_ended ended; /* stored once the poll is over */
 };
 
 /* Slurm's reason for a pending job changed: record it (an event too, so
@@ -911,7 +912,7 @@ static int on_slurm_job(void *arg, const struct slurm_job *job)
 	if (job->phase != SLURM_PHASE_DONE && job->phase != SLURM_PHASE_CANCELLED &&
 	    *job->nodes && slurm_node_trouble(job->nodes, &trouble))
 		end.trouble = trouble.buf;
-	ingest_step_finished(ps->e, s, &end);
+	ingest_ended_add(&ps->ended, s, &end);
 	strbuf_release(&trouble);
 	return 0;
 }
@@ -956,8 +957,9 @@ static void poll_slurm(struct engine *e)
 	/* Jobs Slurm has forgotten: their exit record tells. */
 	for (int i = 0; i < ps.n; i++)
 		if (!ps.seen[i])
-			ingest_step_finished(e, &ps.rows[i], NULL);
+			ingest_ended_add(&ps.ended, &ps.rows[i], NULL);
 out:
+	ingest_ended_run(e, &ps.ended);
 	strbuf_release(&err);
 	free(ids);
 	free(ps.seen);

@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "log.h"
 #include "paths.h"
+#include "session_pool.h"
 #include "site.h"
 #include "site_child.h"
 #include "slurm.h"
@@ -246,6 +247,7 @@ static void reload(struct engine *e, struct config *cfg, const char *path)
 	if (e->db)
 		db_set_timeouts(e->db, cfg->db_lock_timeout_ms,
 				cfg->db_statement_timeout_ms);
+	session_pool_close(&e->pool); /* opened again with these settings */
 	schedule_load_pipelines(e);
 	e->partitions_due = 0; /* the retention may have changed: apply it now */
 	log_info("configuration and pipelines reloaded");
