@@ -3,7 +3,7 @@
  * (bench/findings-bench.sh; results in docs/findings-bench.md).
  *
  *   findings-bench -P PLUGIN -r RUN -d DIR -j ROOFLINE_JOB -p PLUGIN_DIR
- *                  [-I INPUTS] [-o KEY=VALUE]... [-n REPEATS]
+ *                  [-I INPUTS] [-o KEY=VALUE]... [-n REPEATS] [-s SESSIONS]
  *
  * Each repeat makes DIR/attempt-N and does what daemon/launch.c's
  * prepare_attempt() and a daemon child do for a step of PLUGIN in run RUN:
@@ -24,8 +24,12 @@
  *   repeat I: history W ms (cpu C ms, pg cpu P ms, B bytes, peak RSS K kB),
  *   job W ms (cpu C ms), total W ms, records R, exit S
  * "history cpu" is this process's CPU (formatting the records), "pg cpu"
- * the PostgreSQL backend's (/proc/PID/stat: the benchmark runs beside the
- * server, as root) over the same call.  "peak RSS" is this process's
+ * the PostgreSQL backends' (/proc/PID/stat: the benchmark runs beside the
+ * server, as root) over the same call: the engine's session's and those of
+ * its session pool, which reads a set's queries at once (SESSIONS, the
+ * daemon's db_sessions, 4 by default; 1: one after another on the
+ * engine's session; the pool's sessions are opened before the first
+ * repeat).  "peak RSS" is this process's
  * high-water mark once the history is written: what preparing the step
  * costs the daemon in memory (nothing else here is large).  "job cpu" is roofline-job's (its
  * rusage).  On a shared machine the CPU times say what the work costs; the
@@ -53,7 +57,7 @@
 
 struct bench_args {
 	const char *plugin, *dir, *job_program, *plugin_dir, *inputs;
-	long run, repeats;
+	long run, repeats, sessions;
 	const char *opts[64];
 	int n_opts;
 };
@@ -112,10 +116,10 @@ static double proc_cpu_ms(long pid)
 	return (double)(ut + st) * 1e3 / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* The PostgreSQL backend serving e's connection. */
-static long backend_pid(struct engine *e)
+/* The PostgreSQL backend serving session db. */
+static long backend_pid(struct db *db)
 {
-	struct db_result *r = db_query(e->db, "select pg_backend_pid()", 0, NULL);
+	struct db_result *r = db_query(db, "select pg_backend_pid()", 0, NULL);
 	long pid = r && db_rows(r) == 1 ? db_long(r, 0, 0) : -1;
 
 	if (r)
@@ -123,10 +127,42 @@ static long backend_pid(struct engine *e)
 	return pid;
 }
 
+/* The backends of the engine's session and of its pool's: their CPU. */
+struct backends {
+	long pid[1 + SESSION_POOL_MAX];
+	int n;
+};
+
+static void open_nothing(struct db *db, size_t i, void *arg)
+{
+	(void)db, (void)i, (void)arg;
+}
+
+static void backends_find(struct engine *e, struct backends *b)
+{
+	if (e->cfg->db_sessions > 1)
+		session_pool_for(&e->pool, e->cfg, (int)e->cfg->db_sessions,
+				 (size_t)e->cfg->db_sessions, open_nothing, NULL);
+	b->n = 0;
+	b->pid[b->n++] = backend_pid(e->db);
+	for (int i = 0; i < SESSION_POOL_MAX; i++)
+		if (e->pool.db[i])
+			b->pid[b->n++] = backend_pid(e->pool.db[i]);
+}
+
+static double backends_cpu_ms(const struct backends *b)
+{
+	double ms = 0;
+
+	for (int i = 0; i < b->n; i++)
+		ms += proc_cpu_ms(b->pid[i]);
+	return ms;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: findings-bench -P PLUGIN -r RUN -d DIR -j ROOFLINE_JOB "
-		"-p PLUGIN_DIR [-I INPUTS] [-o KEY=VALUE]... [-n REPEATS]\n");
+		"-p PLUGIN_DIR [-I INPUTS] [-o KEY=VALUE]... [-n REPEATS] [-s SESSIONS]\n");
 	return 2;
 }
 
@@ -135,7 +171,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 	int c;
 
 	a->repeats = 3;
-	while ((c = getopt(argc, argv, "P:r:d:j:p:I:o:n:")) != -1) {
+	a->sessions = 4;
+	while ((c = getopt(argc, argv, "P:r:d:j:p:I:o:n:s:")) != -1) {
 		switch (c) {
 		case 'P': a->plugin = optarg; break;
 		case 'r': a->run = atol(optarg); break;
@@ -149,11 +186,13 @@ static int parse_args(int argc, char **argv, struct bench_args *a)
 			a->opts[a->n_opts++] = optarg;
 			break;
 		case 'n': a->repeats = atol(optarg); break;
+		case 's': a->sessions = atol(optarg); break;
 		default: return -1;
 		}
 	}
 	return a->plugin && a->run > 0 && a->dir && a->job_program &&
-			       a->plugin_dir && a->repeats > 0 ? 0 : -1;
+			       a->plugin_dir && a->repeats > 0 && a->sessions >= 1 &&
+			       a->sessions <= SESSION_POOL_MAX ? 0 : -1;
 }
 
 /* The needed steps' directories, "STEP<TAB>DIR" per line. */
@@ -239,7 +278,7 @@ static long file_size(const char *path)
 }
 
 static int one_repeat(struct engine *e, const struct bench_args *a,
-		      const struct step_row *s, int i, long pg_pid)
+		      const struct step_row *s, int i, const struct backends *pg)
 {
 	struct job_spec spec;
 	struct strbuf err = STRBUF_INIT, params = STRBUF_INIT;
@@ -263,7 +302,7 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 		fprintf(stderr, "findings-bench: cannot prepare %s: %s\n", dir, strerror(-rc));
 		goto out;
 	}
-	t0 = now_ms(), c0 = cpu_ms(), p0 = proc_cpu_ms(pg_pid);
+	t0 = now_ms(), c0 = cpu_ms(), p0 = backends_cpu_ms(pg);
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	rc = dir_fd < 0 ? -errno
 			: step_inputs_prepare(e, s, dir_fd, dir, getuid(),
@@ -275,7 +314,7 @@ static int one_repeat(struct engine *e, const struct bench_args *a,
 		rc = util_write_file_replace(path, params.buf, params.len, 0600);
 	}
 	t_hist = now_ms() - t0, c_hist = cpu_ms() - c0;
-	p_hist = proc_cpu_ms(pg_pid) - p0;
+	p_hist = backends_cpu_ms(pg) - p0;
 	rss_kb = peak_rss_kb();
 	if (rc < 0) {
 		fprintf(stderr, "findings-bench: history: %s\n", err.len ? err.buf : strerror(-rc));
@@ -305,6 +344,7 @@ int main(int argc, char **argv)
 	struct config cfg = { 0 };
 	struct engine e = { 0 };
 	struct step_row s = { 0 };
+	struct backends pg;
 	struct strbuf err = STRBUF_INIT;
 	int rc = 0;
 
@@ -313,6 +353,8 @@ int main(int argc, char **argv)
 	strbuf_init(&err);
 	log_init("findings-bench", RL_LOG_WARNING, false);
 	cfg.plugin_dir = xstrdup(a.plugin_dir);
+	cfg.database = xstrdup("");
+	cfg.db_sessions = a.sessions;
 	e.cfg = &cfg;
 	e.db = db_connect("", &err);
 	if (!e.db) {
@@ -323,10 +365,13 @@ int main(int argc, char **argv)
 	s.on_daemon = true;
 	snprintf(s.plugin, sizeof(s.plugin), "%s", a.plugin);
 	snprintf(s.step_id, sizeof(s.step_id), "%s", a.plugin);
+	backends_find(&e, &pg);
 	for (int i = 1; i <= a.repeats && rc == 0; i++)
-		rc = one_repeat(&e, &a, &s, i, backend_pid(&e));
+		rc = one_repeat(&e, &a, &s, i, &pg);
 	db_close(e.db);
+	session_pool_close(&e.pool);
 	free(cfg.plugin_dir);
+	free(cfg.database);
 	strbuf_release(&err);
 	return rc ? 1 : 0;
 }

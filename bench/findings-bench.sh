@@ -23,8 +23,9 @@
 #   WINDOW=90 the fleet step's `nights` (its own history window; the
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
 #   (bench/site-bench.c: daemon/site.c's site_rebuild on this database);
-#   INGEST_SESSIONS=4 the sessions the night's ingest is stored through (the
-#   daemon's ingest_sessions; its default), side by side with one;
+#   DB_SESSIONS=4 the daemon's db_sessions (its default): the sessions the
+#   night's ingest is stored through and the regressions step's three
+#   history queries read through, each side by side with one session;
 #   INGEST_AB=ROUNDS also times the night's ingest side by side with the
 #   records and indexes of 0.2.0 (one sweep record per size; sql/031's two
 #   indexes), alternated, rolled back (the stage's comment says how)
@@ -59,6 +60,7 @@ while getopts n:o:b: opt; do
 	*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
+DB_SESSIONS=${DB_SESSIONS:-4}
 NODES=${NODES:-500} GPN=${GPN:-2} NIGHTS=${NIGHTS:-90} KERNELS=${KERNELS:-500} KRUNS=${KRUNS:-31}
 WINDOW=${WINDOW:-90}
 mkdir -p "$out"
@@ -328,7 +330,7 @@ run_step() { # run_step LABEL PLUGIN_DIR PLUGIN RUN [ARGS...]
 	shift 4
 	rm -rf "$d" && mkdir -p "$d"
 	"$SNAP_BENCH/findings-bench" -P "$plugin" -r "$run" -d "$d" \
-		-j "$SNAP_SBIN/roofline-job" -p "$pdir" -n "$repeats" "$@" \
+		-j "$SNAP_SBIN/roofline-job" -p "$pdir" -n "$repeats" -s "$DB_SESSIONS" "$@" \
 		>"$out/$label.txt" 2>>"$out/$label.err"
 	say "$(printf '  %-22s history %7s ms (cpu %6s, pg cpu %7s)  job %7s ms (cpu %6s)  total %7s ms  [%s]' "$label" \
 		"$(field history <"$out/$label.txt" | median)" \
@@ -348,8 +350,13 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
 	say "  findings: fleet: $(flagged "$W/fleet.$1")"
 	[[ ${REGRESSIONS:-1} == 1 ]] || return 0
+	# its three queries through the daemon's db_sessions (after), and on
+	# one session (the same binary with -s 1, last of the two; the -s
+	# given last wins)
 	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
 	say "  findings: regressions: $(flagged "$W/regressions.$1")"
+	((DB_SESSIONS == 1)) ||
+		run_step "regressions.$1.1session" "$2" regressions "$KRUN" -o lookback=30 -s 1
 }
 
 # ---- a night's ingest, as the daemon does it (daemon/ingest.c) ---------------
@@ -359,12 +366,11 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 # rows copy_record() makes (every field a JSON string), the step marked
 # succeeded; the routing (sql/026) and the series merge (sql/014, 019) fire
 # as they do in the daemon.  A night's node jobs end together, and the
-# daemon stores the attempts one poll found ended through `ingest_sessions`
-# sessions at once (4 by default, INGEST_SESSIONS here): the attempts are
+# daemon stores the attempts one poll found ended through `db_sessions`
+# sessions at once (4 by default, DB_SESSIONS here): the attempts are
 # dealt to that many psql sessions, run at once.  REPEATS nights, each a
 # new run, alternated with as many stored through one session (the
-# daemon's with `ingest_sessions: 1`); the medians of both.
-INGEST_SESSIONS=${INGEST_SESSIONS:-4}
+# daemon's with `db_sessions: 1`); the medians of both.
 ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
 	local nr k=$2 f
 	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
@@ -391,22 +397,22 @@ ingest_all() {
 	night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
 	for ((i = 1; i <= repeats; i++)); do
 		if ((i % 2)); then # alternated, each first in turn
-			ms+=("$(ingest_night $((night0 + 2 * i - 1)) "$INGEST_SESSIONS")")
+			ms+=("$(ingest_night $((night0 + 2 * i - 1)) "$DB_SESSIONS")")
 			one+=("$(ingest_night $((night0 + 2 * i)) 1)")
 		else
 			one+=("$(ingest_night $((night0 + 2 * i - 1)) 1)")
-			ms+=("$(ingest_night $((night0 + 2 * i)) "$INGEST_SESSIONS")")
+			ms+=("$(ingest_night $((night0 + 2 * i)) "$DB_SESSIONS")")
 		fi
 	done
 	med=$(printf '%s\n' "${ms[@]}" | median)
 	med1=$(printf '%s\n' "${one[@]}" | median)
 	got=$(q -c "select count(*) from ceilings c where c.run_id > $before_runs")
 	say "$(printf '  %singest of one night as the daemon does it (%s attempts, %s records, %s ceilings; COPY per attempt, %s sessions): %s ms = %.0f ceilings/s  [%s]; ceilings stored %s of %s' \
-		"${1:+$1: }" "$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$INGEST_SESSIONS" "$med" \
+		"${1:+$1: }" "$(wc -l <"$W/fleet-inputs.tsv")" "$n_rec" "$n_ceil" "$DB_SESSIONS" "$med" \
 		"$(awk -v n="$n_ceil" -v m="$med" 'BEGIN { print (m > 0 ? n * 1000 / m : 0) }')" \
 		"${ms[*]}" "$got" "$((2 * n_ceil * repeats))")"
 	say "$(printf '  %s  side by side, alternated: through one session %s ms [%s]; %s sessions / one: %.2f' \
-		"${1:+$1: }" "$med1" "${one[*]}" "$INGEST_SESSIONS" \
+		"${1:+$1: }" "$med1" "${one[*]}" "$DB_SESSIONS" \
 		"$(awk -v a="$med" -v b="$med1" 'BEGIN { print (b > 0 ? a / b : 0) }')")"
 }
 say ""

@@ -49,8 +49,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "longest wait of a Slurm job in the queue before it counts as failed" },
 	{ "submit_threads", CFG_THREADS, offsetof(struct config, submit_threads),
 	  "Slurm job submissions in flight at once, 1 to 16" },
-	{ "ingest_sessions", CFG_THREADS, offsetof(struct config, ingest_sessions),
-	  "PostgreSQL sessions that ingest ended attempts at once, 1 to 16" },
+	{ "db_sessions", CFG_THREADS, offsetof(struct config, db_sessions),
+	  "PostgreSQL sessions for work shared out (ended attempts, history queries), 1 to 16" },
 	{ "db_lock_timeout", CFG_MS, offsetof(struct config, db_lock_timeout_ms),
 	  "longest wait of one of the daemon's statements for a lock, e.g. 5s" },
 	{ "db_statement_timeout", CFG_MS,
@@ -111,7 +111,7 @@ void config_defaults(struct config *cfg)
 	cfg->kill_grace_s = 10;
 	cfg->pending_limit_s = 3600;
 	cfg->submit_threads = 4;
-	cfg->ingest_sessions = 4;
+	cfg->db_sessions = 4;
 	cfg->db_lock_timeout_ms = 5000;
 	cfg->db_statement_timeout_ms = 600000;
 	cfg->log_level = RL_LOG_INFO;

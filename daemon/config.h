@@ -34,8 +34,9 @@ struct config {
 	long submit_threads;   /* Slurm submissions of a launch pass in flight
 				* at once (daemon/launch.c), 1 to
 				* CONFIG_THREADS_MAX */
-	long ingest_sessions;  /* PostgreSQL sessions that ingest a poll's
-				* ended attempts at once (daemon/ingest.c),
+	long db_sessions;      /* PostgreSQL sessions for work shared out:
+				* a poll's ended attempts (daemon/ingest.c),
+				* a step's history queries (step_inputs.c);
 				* 1 to CONFIG_THREADS_MAX */
 	/* The daemon's PostgreSQL session (daemon/db.c): a statement waits at
 	 * most db_lock_timeout_ms for a lock a user's session may hold, and
@@ -74,7 +75,7 @@ struct config {
 	long ingest_max_records;
 };
 
-#define CONFIG_THREADS_MAX 16 /* submit_threads, ingest_sessions */
+#define CONFIG_THREADS_MAX 16 /* submit_threads, db_sessions */
 #define CONFIG_INGEST_MAX_BYTES (256L << 20)
 #define CONFIG_INGEST_MAX_LINE (1L << 20)
 #define CONFIG_INGEST_MAX_RECORDS 1000000L

@@ -218,7 +218,7 @@ void ingest_ended_add(struct ingest_ended *l, const struct step_row *s,
 /* Read each attempt's exit record, then store its records or retry or fail
  * the step.  Each attempt's records are stored in one transaction that
  * also marks the step succeeded (idempotent: an attempt already stored adds
- * nothing), through cfg->ingest_sessions sessions of e->pool when there are
+ * nothing), through cfg->db_sessions sessions of e->pool when there are
  * several; a database that went away leaves the step for the next tick.
  * Empties l. */
 void ingest_ended_run(struct engine *e, struct ingest_ended *l);

@@ -507,9 +507,9 @@ static void store_all(struct engine *e, struct store_list *l, size_t n)
 	if (n == 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (n > 1 && e->cfg->ingest_sessions > 1)
+	if (n > 1 && e->cfg->db_sessions > 1)
 		sessions = session_pool_for(&e->pool, e->cfg,
-					    (int)e->cfg->ingest_sessions, n,
+					    (int)e->cfg->db_sessions, n,
 					    store_one, l);
 	if (sessions == 0)
 		for (size_t i = 0; i < n; i++)

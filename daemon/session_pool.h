@@ -27,7 +27,7 @@
 #include "config.h"
 #include "db.h"
 
-#define SESSION_POOL_MAX CONFIG_THREADS_MAX /* ingest_sessions, at most */
+#define SESSION_POOL_MAX CONFIG_THREADS_MAX /* db_sessions, at most */
 
 struct session_pool {
 	struct db *db[SESSION_POOL_MAX]; /* owned, NULL: not connected */

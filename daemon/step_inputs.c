@@ -5,6 +5,7 @@
 #include "step_inputs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "options.h"
 #include "plugin_loader.h"
 #include "records.h"
+#include "session_pool.h"
 #include "site_files.h"
 #include "spool_dirs.h"
 #include "util.h"
@@ -121,25 +124,142 @@ static int history_rows(void *arg, const struct db_result *r)
 	return h->buf.len >= HISTORY_CHUNK ? history_flush(h) : 0;
 }
 
-/* A history set's query: rows of kind, empty columns left out, into h.
- * 0, or -EIO with err set. */
-static int query_records(struct engine *e, struct history_out *h,
-			 const char *kind, const char *sql, int nparams,
-			 const char *const *params, struct strbuf *err)
+/* A history set's query on session db: rows of kind, empty columns left
+ * out, into h.  0, or -EIO with err set. */
+static int query_records_on(struct db *db, struct history_out *h,
+			    const char *kind, const char *sql, int nparams,
+			    const char *const *params, struct strbuf *err)
 {
 	int rc;
 
 	h->kind = kind;
-	rc = db_query_batches(e->db, sql, nparams, params, HISTORY_BATCH,
+	rc = db_query_batches(db, sql, nparams, params, HISTORY_BATCH,
 			      history_rows, h);
 	if (rc == -EIO)
 		strbuf_addf(err, "cannot read the %s history: %s", kind,
-			    db_error(e->db));
+			    db_error(db));
 	else if (rc == -EINVAL)
 		strbuf_addf(err, "a %s history row does not make a record", kind);
 	else if (rc < 0)
 		strbuf_addf(err, "cannot write %s/%s: %s", h->dir,
 			    JOB_RECORDS_FILE, strerror(-rc));
+	return rc < 0 ? -EIO : 0;
+}
+
+static int query_records(struct engine *e, struct history_out *h,
+			 const char *kind, const char *sql, int nparams,
+			 const char *const *params, struct strbuf *err)
+{
+	return query_records_on(e->db, h, kind, sql, nparams, params, err);
+}
+
+/*
+ * Several queries of a history set, read at once through the engine's
+ * session pool (session_pool.h), each on a session of its own: the
+ * regressions' three (325,000 points of the run, as many of its baseline,
+ * and their noise) are each seconds of the server's work at 50,000
+ * kernels (issue 27).  The first query's records go to the history file
+ * itself, each other's to an unnamed file of its own in the history
+ * directory, appended to the history file, in order, once all are read:
+ * the file is what reading them one after another writes, byte for byte.
+ * With one session (db_sessions: 1), or when the pool or an unnamed file
+ * cannot be had, they are read one after another on the engine's session.
+ */
+struct history_query {
+	const char *kind, *sql;
+	const char *params[2];
+	int nparams;
+	struct strbuf head;      /* records written before its rows */
+	struct history_out part; /* the unnamed file (query 0: unused) */
+	struct history_out *to;  /* where its records go */
+	struct strbuf err;
+	int rc;
+};
+
+#define HISTORY_QUERIES_MAX 3
+
+/* session_pool_for()'s item: one query, on its own session. */
+static void read_query(struct db *db, size_t i, void *arg)
+{
+	struct history_query *q = (struct history_query *)arg + i;
+
+	strbuf_add(&q->to->buf, q->head.buf, q->head.len);
+	q->rc = query_records_on(db, q->to, q->kind, q->sql, q->nparams,
+				 q->params, &q->err);
+	if (q->rc == 0 && i > 0 && (q->rc = history_flush(q->to)) < 0)
+		strbuf_addf(&q->err, "cannot write %s/%s: %s", q->to->dir,
+			    JOB_RECORDS_FILE, strerror(-q->rc));
+}
+
+/* Append the unnamed file fd (read from its start) to h's file. */
+static int append_part(struct history_out *h, int fd)
+{
+	char buf[1 << 16];
+	ssize_t n;
+	int rc = history_flush(h);
+
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		rc = -errno;
+	while (rc == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0)
+			rc = errno == EINTR ? 0 : -errno;
+		else
+			rc = site_file_add(&h->file, buf, (size_t)n);
+	}
+	return rc;
+}
+
+/* Read q[0..n) into out, in that order: through the pool when it can. */
+static int read_queries(struct engine *e, struct history_out *out,
+			struct history_query *q, int n, struct strbuf *err)
+{
+	int sessions = n < e->cfg->db_sessions ? n : (int)e->cfg->db_sessions;
+	int rc = 0, parts = 1;
+
+	for (int i = 0; i < n; i++) {
+		q[i].to = out;
+		strbuf_init(&q[i].err);
+		q[i].part = (struct history_out){ .dir = out->dir };
+		strbuf_init(&q[i].part.buf);
+		q[i].part.file.fd = -1;
+	}
+	/* an unnamed file for each query but the first, in the history
+	 * directory (owned by root, 0700 until handed over) */
+	for (; sessions > 1 && parts < n; parts++) {
+		q[parts].part.file.fd = openat(out->file.dir_fd, ".",
+					       O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (q[parts].part.file.fd < 0) {
+			log_warn("%s: no unnamed file (O_TMPFILE) in the spool's "
+				 "file system: %s; the step's history queries are "
+				 "read one after another", out->dir, strerror(errno));
+			break;
+		}
+		q[parts].to = &q[parts].part;
+	}
+	if (sessions > 1 && parts == n &&
+	    session_pool_for(&e->pool, e->cfg, sessions, (size_t)n, read_query,
+			     q) > 0) {
+		for (int i = 0; i < n && rc == 0; i++) {
+			rc = q[i].rc;
+			if (rc < 0)
+				strbuf_add(err, q[i].err.buf, q[i].err.len);
+			else if (i > 0 && (rc = append_part(out, q[i].part.file.fd)) < 0)
+				strbuf_addf(err, "cannot write %s/%s: %s", out->dir,
+					    JOB_RECORDS_FILE, strerror(-rc));
+		}
+	} else {
+		for (int i = 0; i < n && rc == 0; i++) {
+			strbuf_add(&out->buf, q[i].head.buf, q[i].head.len);
+			rc = query_records(e, out, q[i].kind, q[i].sql,
+					   q[i].nparams, q[i].params, err);
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (q[i].part.file.fd >= 0)
+			close(q[i].part.file.fd);
+		strbuf_release(&q[i].part.buf);
+		strbuf_release(&q[i].err);
+	}
 	return rc < 0 ? -EIO : 0;
 }
 
@@ -282,34 +402,39 @@ static int baseline_of(struct engine *e, const struct job_spec *spec,
 	return 0;
 }
 
+/* The regressions' set: the baseline run and its points, the run's
+ * points, their noise over the lookback; three queries read at once. */
 static int kernel_points(struct engine *e, const struct job_spec *spec,
 			 const struct rl_plugin *p, const char *run,
 			 struct history_out *out, struct strbuf *err)
 {
 	const char *lookback = option_value(spec, p, "lookback");
 	char baseline[32];
-	const char *params[] = { run, lookback ? lookback : "10" };
-	const char *bparams[] = { baseline };
 	struct rl_field f[] = { { "run", baseline }, { NULL, NULL } };
-	int rc;
+	struct history_query q[HISTORY_QUERIES_MAX];
+	int rc, n = 0;
 
 	rc = baseline_of(e, spec, p, run, baseline, sizeof(baseline), err);
 	if (rc < 0)
 		return rc;
 	if (baseline[0]) {
-		rc = records_format(&out->buf, "baseline", f);
-		if (rc == 0)
-			rc = query_records(e, out, "baseline_point",
-				"select * from rl_run_points($1::bigint)", 1,
-				bparams, err);
+		q[n] = (struct history_query){ .kind = "baseline_point",
+			.sql = "select * from rl_run_points($1::bigint)",
+			.params = { baseline }, .nparams = 1 };
+		strbuf_init(&q[n].head);
+		records_format(&q[n++].head, "baseline", f);
 	}
-	if (rc == 0)
-		rc = query_records(e, out, "run_point",
-			"select * from rl_run_points($1::bigint)", 1, params, err);
-	if (rc == 0)
-		rc = query_records(e, out, "kernel_noise",
-			"select * from rl_kernel_noise($1::bigint, $2::integer)",
-			2, params, err);
+	q[n] = (struct history_query){ .kind = "run_point",
+		.sql = "select * from rl_run_points($1::bigint)",
+		.params = { run }, .nparams = 1 };
+	strbuf_init(&q[n++].head);
+	q[n] = (struct history_query){ .kind = "kernel_noise",
+		.sql = "select * from rl_kernel_noise($1::bigint, $2::integer)",
+		.params = { run, lookback ? lookback : "10" }, .nparams = 2 };
+	strbuf_init(&q[n++].head);
+	rc = read_queries(e, out, q, n, err);
+	for (int i = 0; i < n; i++)
+		strbuf_release(&q[i].head);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ FINDINGS_BENCH_GOAL := $(.DEFAULT_GOAL)
 $(B)/bench/findings-bench: $(B)/obj/bench/findings-bench.o \
                            $(B)/obj/daemon/step_inputs.o $(B)/obj/daemon/db.o \
                            $(B)/obj/daemon/spool_dirs.o $(B)/obj/daemon/site_files.o \
+                           $(B)/obj/daemon/session_pool.o $(B)/obj/daemon/leader.o \
                            $(patsubst %.c,$(B)/obj/%.o,$(COMMON_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PQ_LIBS) -ldl

@@ -74,6 +74,27 @@ is "$(sql "select string_agg(distinct split_part(kernel, '(', 1) || ' ' || class
 like "$(sql "select cause from findings where scope = 'kernel' and class = 'moved left'")" 'more bytes per FLOP at .*dram' \
 	"the moved-left finding names the level"
 
+# The step's history set is three queries (the baseline's points, the
+# run's, their noise), which the daemon reads at once through its session
+# pool (db_sessions, 4 by default; daemon/step_inputs.c): the file it
+# wrote is the one reading them one after another on one session writes
+# (bench/findings-bench links the daemon's step_inputs.c), byte for byte.
+hist=$(ls -d "$SPOOL/run-$r3"/regressions/attempt-*/history/records.tsv | tail -1)
+for s in 1 4; do
+	mkdir "$TEST_TMP/history-$s"
+	"$BUILD/bench/findings-bench" -P regressions -r "$r3" -d "$TEST_TMP/history-$s" \
+		-j "$BIN/roofline-job" -p "$BUILD/plugins" -n 1 -s "$s" >/dev/null 2>"$TEST_TMP/history-$s.err" ||
+		diag "$(cat "$TEST_TMP/history-$s.err")"
+done
+is "$(grep -c '^baseline_point' "$hist") $(grep -c '^run_point' "$hist") $(grep -c '^kernel_noise' "$hist")" \
+	"$(sql "select count(*) from rl_run_points($r2)") $(sql "select count(*) from rl_run_points($r3)") $(sql "select count(*) from rl_kernel_noise($r3, 10)")" \
+	"run 3's regressions step read the three queries' rows"
+ok "its history file is what one session writes, byte for byte" \
+	cmp "$hist" "$TEST_TMP/history-1/attempt-1/history/records.tsv"
+ok "and so is four sessions' (the daemon's default)" \
+	cmp "$hist" "$TEST_TMP/history-4/attempt-1/history/records.tsv" ||
+	diag "$(diff "$hist" "$TEST_TMP/history-1/attempt-1/history/records.tsv" | head -5)"
+
 r4=$(submit "$ROOF" 2026-10-04)
 is "$(run_state "$r4")" succeeded "run 4 (FP64 roof capped at 1410 MHz, kernel_A slower): succeeded"
 json=$(regress "$r4" --baseline "$r2" --json)

@@ -3,7 +3,7 @@
 # sessions at once (issue 27: a night's node jobs end together;
 # daemon/session_pool.h): each attempt exactly once, in a transaction of its
 # own, whichever session took it; an attempt whose records are refused
-# fails with the reason, as on the engine's own session; `ingest_sessions`
+# fails with the reason, as on the engine's own session; `db_sessions`
 # (1 to 16) sets how many, and a reload closes the pool.
 #
 # The daemon is stopped (SIGSTOP) while a fan-out's node jobs end, so that
@@ -18,8 +18,8 @@ on_exit 'kill -CONT "$DAEMON_PID" 2>/dev/null'
 
 mapfile -t NODES < <(scontrol show hostnames "$(sinfo -h -p gpu -o '%N' | head -1)")
 N=${#NODES[@]}
-((N >= 4)) || bail_out "ingest-sessions.t needs a cluster of 4 nodes or more, not $N"
-K=$((N < 4 ? N : 4)) # the default ingest_sessions, at most one per attempt
+((N >= 4)) || bail_out "db-sessions.t needs a cluster of 4 nodes or more, not $N"
+K=$((N < 4 ? N : 4)) # the default db_sessions, at most one per attempt
 
 yaml() { # yaml NAME RECORDS
 	printf 'name: %s\nslurm: { partition: gpu, gres: "gpu:1", nodes: each }\nsteps:\n  - { id: probe, plugin: smoke, with: { sleep: 2, records: %s } }\n' \
@@ -53,7 +53,7 @@ run=$(ended_together "$TEST_TMP/each.yaml")
 is "$(run_state "$run")" succeeded "a fan-out whose $N node jobs ended together succeeds"
 ok "one poll stored the $N attempts" test "$(stored_lines "$N")" -gt "$before"
 like "$(grep "stored the records of $N ended attempts" "$DAEMON_LOG" | tail -1)" \
-	"through $K sessions in [0-9]+ ms" "through $K sessions (ingest_sessions' default, 4, at most one per attempt)"
+	"through $K sessions in [0-9]+ ms" "through $K sessions (db_sessions' default, 4, at most one per attempt)"
 is "$(sessions)" "$((2 + K))" "the pool's $K sessions are open beside the daemon's two, kept for the next poll"
 is "$(sql "select count(*) || ' records, ' || count(distinct r.step) || ' steps' from step_records r join steps s on s.id = r.step where s.run_id = $run")" \
 	"$((3 * N)) records, $N steps" "each attempt's 3 records stored once"
@@ -78,22 +78,22 @@ is "$(sql "select count(*) from steps where run_id = $run and state = 'failed' a
 is "$(sql "select count(*) from step_records r join steps s on s.id = r.step where s.run_id = $run")" \
 	0 "and none of their records is stored"
 
-# ---- ingest_sessions: 1 to 16 ------------------------------------------------
+# ---- db_sessions: 1 to 16 ------------------------------------------------
 for v in 0 17 four; do
-	printf 'poll_interval: 1s\ningest_sessions: %s\n' "$v" >"$TEST_TMP/sessions-$v.yaml"
+	printf 'poll_interval: 1s\ndb_sessions: %s\n' "$v" >"$TEST_TMP/sessions-$v.yaml"
 	out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/sessions-$v.yaml" 2>&1)
-	is "$?" 1 "--check-config refuses ingest_sessions: $v"
-	like "$out" "sessions-$v.yaml:2:18: bad value for 'ingest_sessions' \(.*1 to 16\)" \
+	is "$?" 1 "--check-config refuses db_sessions: $v"
+	like "$out" "sessions-$v.yaml:2:14: bad value for 'db_sessions' \(.*1 to 16\)" \
 		"naming the file, line, column and the range"
 done
 sed -i '/^ingest_max_records:/d' "$DAEMON_CONF"
-echo "ingest_sessions: 1" >>"$DAEMON_CONF"
+echo "db_sessions: 1" >>"$DAEMON_CONF"
 reloads=$(grep -c 'configuration and pipelines reloaded' "$DAEMON_LOG")
 kill -HUP "$DAEMON_PID"
 wait_for "[[ \$(grep -c 'configuration and pipelines reloaded' '$DAEMON_LOG') -gt $reloads ]]" 20 ||
 	diag "$(tail -5 "$DAEMON_LOG")"
 run=$(ended_together "$TEST_TMP/each.yaml")
-is "$(run_state "$run")" succeeded "with ingest_sessions: 1 the same fan-out succeeds"
+is "$(run_state "$run")" succeeded "with db_sessions: 1 the same fan-out succeeds"
 like "$(grep "stored the records of $N ended attempts" "$DAEMON_LOG" | tail -1)" \
 	"through 1 session in" "its attempts stored one after another, on the daemon's own session"
 is "$(sessions)" 2 "and no session of the pool is opened"
