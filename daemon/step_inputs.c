@@ -158,7 +158,8 @@ static int query_records(struct engine *e, struct history_out *h,
  * session pool (session_pool.h), each on a session of its own: the
  * regressions' three (325,000 points of the run, as many of its baseline,
  * and their noise) are each seconds of the server's work at 50,000
- * kernels (issue 27).  The first query's records go to the history file
+ * kernels, and so is the fleet's one at 8,000 GPUs, read in parts (issue
+ * 27).  The first query's records go to the history file
  * itself, each other's to an unnamed file of its own in the history
  * directory, appended to the history file, in order, once all are read:
  * the file is what reading them one after another writes, byte for byte.
@@ -167,7 +168,7 @@ static int query_records(struct engine *e, struct history_out *h,
  */
 struct history_query {
 	const char *kind, *sql;
-	const char *params[2];
+	const char *params[4];
 	int nparams;
 	struct strbuf head;      /* records written before its rows */
 	struct history_out part; /* the unnamed file (query 0: unused) */
@@ -176,7 +177,7 @@ struct history_query {
 	int rc;
 };
 
-#define HISTORY_QUERIES_MAX 3
+#define HISTORY_QUERIES_MAX 4
 
 /* session_pool_for()'s item: one query, on its own session. */
 static void read_query(struct db *db, size_t i, void *arg)
@@ -352,16 +353,35 @@ static int run_snapshot(struct engine *e, const struct step_row *s,
 
 /* ---- the history sets: the plugins that declare them ---------------------- */
 
+/* The fleet's set: the run's GPUs' histories, in as many parts as there
+ * are sessions to read them (sql/032_gpu_history_parts.sql: parts of the
+ * run's GPUs in gpu_uuid order, which read in order are the whole). */
 static int gpu_history(struct engine *e, const struct job_spec *spec,
 		       const struct rl_plugin *p, const char *run,
 		       struct history_out *out, struct strbuf *err)
 {
 	const char *nights = option_value(spec, p, "nights");
-	const char *params[] = { run, nights ? nights : "14" };
+	struct history_query q[HISTORY_QUERIES_MAX];
+	char nums[HISTORY_QUERIES_MAX][2][16];
+	int n = e->cfg->db_sessions < HISTORY_QUERIES_MAX
+			? (int)e->cfg->db_sessions : HISTORY_QUERIES_MAX;
+	int rc;
 
-	return query_records(e, out, "gpu_history",
-		"select * from rl_gpu_history($1::bigint, $2::integer)", 2,
-		params, err);
+	for (int i = 0; i < n; i++) {
+		snprintf(nums[i][0], sizeof(nums[i][0]), "%d", i + 1);
+		snprintf(nums[i][1], sizeof(nums[i][1]), "%d", n);
+		q[i] = (struct history_query){ .kind = "gpu_history",
+			.sql = "select * from rl_gpu_history($1::bigint,"
+			       " $2::integer, $3::integer, $4::integer)",
+			.params = { run, nights ? nights : "14", nums[i][0],
+				    nums[i][1] },
+			.nparams = 4 };
+		strbuf_init(&q[i].head);
+	}
+	rc = read_queries(e, out, q, n, err);
+	for (int i = 0; i < n; i++)
+		strbuf_release(&q[i].head);
+	return rc;
 }
 
 /* The baseline run: the step's option, which must be a run the owner may

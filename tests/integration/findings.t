@@ -191,6 +191,28 @@ is "$n" "$(sql "select count(*) from ($from_ceilings) c")" \
 	"ceiling_series: one history row per GPU and ceiling, as from the ceilings"
 is "$(sql "select count(*) from (($from_series) except all ($from_ceilings)) d")" 0 \
 	"ceiling_series: the same nights, medians and deviations as recomputed from the ceilings"
+# The daemon reads a fleet step's history in parts of the run's GPUs, one
+# session a part (sql/032, daemon/step_inputs.c; db_sessions, 4 by
+# default): the parts read in order are the whole, row for row.
+cols="(x.g, x.c, x.n, x.m, x.s, x.v, x.d, x.t)::text"
+whole=$(sql "select count(*) || ' ' || md5(string_agg($cols, '|' order by o)) from rl_gpu_history($last, 30) with ordinality x(g, c, n, m, s, v, d, t, o)")
+like "$whole" '^[1-9][0-9]* [0-9a-f]{32}$' "rl_gpu_history of the last night: $whole"
+for p in 1 2 3 4; do
+	is "$(sql "select count(*) || ' ' || md5(string_agg($cols, '|' order by k, o)) from generate_series(1, $p) k, rl_gpu_history($last, 30, k, $p) with ordinality x(g, c, n, m, s, v, d, t, o)")" \
+		"$whole" "in $p part(s), read in order: the same rows in the same order"
+done
+is "$(sql "select count(*) from rl_gpu_history($last, 30, 5, 4)")" 0 "a part past the last holds nothing"
+# ... and the history file the daemon wrote for the fleet step, in four
+# parts, is what reading it whole on one session writes (bench/findings-bench
+# links the daemon's step_inputs.c), byte for byte
+sql "select 'ert@' || node || E'\t$SPOOL/run-$last/ert@' || node || '/attempt-' || attempt from steps where run_id = $last and step_id = 'ert' and state = 'succeeded'" >"$TEST_TMP/fleet-inputs.tsv"
+mkdir "$TEST_TMP/fleet-1"
+"$BUILD/bench/findings-bench" -P fleet -r "$last" -d "$TEST_TMP/fleet-1" -I "$TEST_TMP/fleet-inputs.tsv" \
+	-j "$BIN/roofline-job" -p "$BUILD/plugins" -o nights=14 -n 1 -s 1 >/dev/null 2>"$TEST_TMP/fleet-1.err" ||
+	diag "$(cat "$TEST_TMP/fleet-1.err")"
+hist=$(ls -d "$SPOOL/run-$last"/fleet/attempt-*/history/records.tsv | tail -1)
+ok "the fleet step's history file ($(grep -c '^gpu_history' "$hist") GPU-ceiling rows) is one session's, byte for byte" \
+	cmp "$hist" "$TEST_TMP/fleet-1/attempt-1/history/records.tsv"
 # rl_series_merge (sql/026) takes a shortcut for a night after the
 # series' last; on every kind of series and addition it must answer what
 # the sorting merge of 014 (rl_series_merge_sorted) answers: empty, short, more than a year long (the
