@@ -370,9 +370,14 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 # sessions at once (4 by default, DB_SESSIONS here): the attempts are
 # dealt to that many psql sessions, run at once.  REPEATS nights, each a
 # new run, alternated with as many stored through one session (the
-# daemon's with `db_sessions: 1`); the medians of both.
+# daemon's with `db_sessions: 1`); the medians of both.  Before each
+# night, a VACUUM of ceiling_series, whose every row the last night
+# rewrote: a day between two nights, autovacuum has done it (its default
+# threshold is a fifth of the rows dead); without it each night found the
+# dead rows of all the nights the stage had stored before it.
 ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
 	local nr k=$2 f
+	q -c "vacuum ceiling_series" >/dev/null
 	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
 		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
 		   from runs where id = $FRUN returning id" | head -1)

@@ -191,6 +191,25 @@ is "$n" "$(sql "select count(*) from ($from_ceilings) c")" \
 	"ceiling_series: one history row per GPU and ceiling, as from the ceilings"
 is "$(sql "select count(*) from (($from_series) except all ($from_ceilings)) d")" 0 \
 	"ceiling_series: the same nights, medians and deviations as recomputed from the ceilings"
+# A series is kept inline (sql/033: toast_tuple_target): a synthetic
+# year of nights with two drivers, appended as a night's ingest appends,
+# adds nothing to the TOAST table (before 033 its arrays went there).
+toast=$(pg_admin "select reltoastrelid::regclass from pg_class where oid = 'ceiling_series'::regclass")
+is "$(pg_admin "begin;
+	create temp table n0 as select count(*) as n from $toast;
+	insert into ceiling_series (pipeline_name, owner, facility, gpu_uuid, name, nights, run_ids, vals, drivers)
+	select 'toast-check (synthetic)', 'rooflined', true, 'GPU-toast-check', 'hbm_triad',
+	       array_agg(d::date order by d), array_agg(1000000 + i order by d),
+	       array_agg(3000 + i % 7 order by d),
+	       array_agg(case when i < 200 then '535.104.05' else '550.54.15' end order by d)
+	from generate_series('2025-01-01'::date, '2025-12-31', '1 day') with ordinality g(d, i);
+	update ceiling_series s set (nights, run_ids, vals, drivers) = (select * from rl_series_merge(s.nights, s.run_ids, s.vals, s.drivers, '{2026-01-01}', '{2000000}', '{3100}', '{550.54.15}'))
+	where gpu_uuid = 'GPU-toast-check';
+	select cardinality(nights) || ' nights, ' || (pg_column_size(s.*) < 8160) || ', ' || ((select count(*) from $toast) - (select n from n0)) || ' TOAST chunks'
+	from ceiling_series s where gpu_uuid = 'GPU-toast-check';
+	rollback;" | tail -1)" "366 nights, true, 0 TOAST chunks" \
+	"a series of a year, appended to, stays inline: a row under 8 kB, nothing in the TOAST table"
+
 # The daemon reads a fleet step's history in parts of the run's GPUs, one
 # session a part (sql/032, daemon/step_inputs.c; db_sessions, 4 by
 # default): the parts read in order are the whole, row for row.

@@ -1,0 +1,21 @@
+-- 033_series_inline.sql - what a night's ingest spent on storing the
+-- series rather than on the work (issue 27; the figures are in
+-- docs/benchmarks.md, "Sixth pass").
+--
+-- A GPU's series of one ceiling (014) is a row of four arrays, about
+-- 4 kB at 91 nights (the drivers' text is a third of it).  Over
+-- PostgreSQL's default toast_tuple_target (2 kB) every night's rewrite
+-- of the row compressed its arrays (lz4, 029) and, still over, moved the
+-- largest out to the TOAST table: a TOAST insert, its index entry and the
+-- old chunks' deletion for each of the night's 144,000 series, and a
+-- detoast for each series the fleet step reads.  In a profile of the
+-- night's ingest at 8,000 GPUs the TOAST work was about an eighth of the
+-- server's time.  With the target at its maximum a row is kept inline
+-- and uncompressed up to 8 kB (about 180 nights with their drivers),
+-- compressed inline past that: a series of a year (366 nights, two
+-- drivers) is a row of 7.6 kB, its drivers compressed to 87 bytes and
+-- nothing in the TOAST table.  Measured side by side (one night of 2,000 attempts in one
+-- transaction, rolled back, alternated): 25.3 s against 29.0 s.  The
+-- table is larger (the arrays are no longer compressed); rows already
+-- stored move inline at their next night.
+alter table ceiling_series set (toast_tuple_target = 8160);
