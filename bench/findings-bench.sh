@@ -346,13 +346,16 @@ flagged() { # flagged DIR: the step's findings, "subject measure class" each
 	tsv finding subject measure class <"$1/attempt-1/records.tsv" |
 		awk -F'\t' '{ printf "%s%s %s %s", (NR > 1 ? "; " : ""), $1, $2, $3 }'
 }
+# Each step's history queries are read through the daemon's db_sessions
+# (sql/032's parts for the fleet, the regressions' three queries), then,
+# side by side, on one session (LABEL.1session: the same binary with -s 1,
+# the -s given last winning).
 steps_all() { # steps_all LABEL PLUGIN_DIR
 	run_step "fleet.$1" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW"
 	say "  findings: fleet: $(flagged "$W/fleet.$1")"
+	((DB_SESSIONS == 1)) ||
+		run_step "fleet.$1.1session" "$2" fleet "$FRUN" -I "$W/fleet-inputs.tsv" -o nights="$WINDOW" -s 1
 	[[ ${REGRESSIONS:-1} == 1 ]] || return 0
-	# its three queries through the daemon's db_sessions (after), and on
-	# one session (the same binary with -s 1, last of the two; the -s
-	# given last wins)
 	run_step "regressions.$1" "$2" regressions "$KRUN" -o lookback=30
 	say "  findings: regressions: $(flagged "$W/regressions.$1")"
 	((DB_SESSIONS == 1)) ||

@@ -210,7 +210,8 @@ static int append_part(struct history_out *h, int fd)
 	return rc;
 }
 
-/* Read q[0..n) into out, in that order: through the pool when it can. */
+/* Read q[0..n) into out, in that order: through the pool when it can.
+ * Releases q's heads. */
 static int read_queries(struct engine *e, struct history_out *out,
 			struct history_query *q, int n, struct strbuf *err)
 {
@@ -260,6 +261,7 @@ static int read_queries(struct engine *e, struct history_out *out,
 			close(q[i].part.file.fd);
 		strbuf_release(&q[i].part.buf);
 		strbuf_release(&q[i].err);
+		strbuf_release(&q[i].head);
 	}
 	return rc < 0 ? -EIO : 0;
 }
@@ -365,7 +367,6 @@ static int gpu_history(struct engine *e, const struct job_spec *spec,
 	char nums[HISTORY_QUERIES_MAX][2][16];
 	int n = e->cfg->db_sessions < HISTORY_QUERIES_MAX
 			? (int)e->cfg->db_sessions : HISTORY_QUERIES_MAX;
-	int rc;
 
 	for (int i = 0; i < n; i++) {
 		snprintf(nums[i][0], sizeof(nums[i][0]), "%d", i + 1);
@@ -378,10 +379,7 @@ static int gpu_history(struct engine *e, const struct job_spec *spec,
 			.nparams = 4 };
 		strbuf_init(&q[i].head);
 	}
-	rc = read_queries(e, out, q, n, err);
-	for (int i = 0; i < n; i++)
-		strbuf_release(&q[i].head);
-	return rc;
+	return read_queries(e, out, q, n, err);
 }
 
 /* The baseline run: the step's option, which must be a run the owner may
@@ -442,7 +440,12 @@ static int kernel_points(struct engine *e, const struct job_spec *spec,
 			.sql = "select * from rl_run_points($1::bigint)",
 			.params = { baseline }, .nparams = 1 };
 		strbuf_init(&q[n].head);
-		records_format(&q[n++].head, "baseline", f);
+		if (records_format(&q[n++].head, "baseline", f) < 0) {
+			strbuf_release(&q[0].head);
+			strbuf_addf(err, "baseline run '%s' does not make a record",
+				    baseline);
+			return -EIO;
+		}
 	}
 	q[n] = (struct history_query){ .kind = "run_point",
 		.sql = "select * from rl_run_points($1::bigint)",
@@ -452,10 +455,7 @@ static int kernel_points(struct engine *e, const struct job_spec *spec,
 		.sql = "select * from rl_kernel_noise($1::bigint, $2::integer)",
 		.params = { run, lookback ? lookback : "10" }, .nparams = 2 };
 	strbuf_init(&q[n++].head);
-	rc = read_queries(e, out, q, n, err);
-	for (int i = 0; i < n; i++)
-		strbuf_release(&q[i].head);
-	return rc;
+	return read_queries(e, out, q, n, err);
 }
 
 static int write_set(struct engine *e, const struct job_spec *spec,
