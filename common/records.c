@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,20 +11,27 @@
 #include "util.h"
 
 /* name_chars[c]: c may appear in a kind or a key.  value_stop[c]: c ends
- * the plain run of a value (TAB, the end, an escape). */
+ * the plain run of a value (TAB, the end, an escape).  Filled once, by
+ * whichever thread comes first: the daemon reads and writes records in
+ * several threads at once. */
 static bool name_chars[256], value_stop[256];
 
-static void name_chars_init(void)
+static void fill_tables(void)
 {
 	static const char extra[] = "_.:-/[]";
 
-	if (name_chars['a'])
-		return;
 	for (int c = 0; c < 256; c++)
 		name_chars[c] = isalnum(c) != 0;
 	for (const char *p = extra; *p; p++)
 		name_chars[(unsigned char)*p] = true;
 	value_stop['\t'] = value_stop['\0'] = value_stop['\\'] = true;
+}
+
+static void name_chars_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, fill_tables);
 }
 
 /* Length of the run of name characters at s (name_chars_init() done). */

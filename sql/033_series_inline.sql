@@ -9,8 +9,8 @@
 -- largest out to the TOAST table: a TOAST insert, its index entry and the
 -- old chunks' deletion for each of the night's 144,000 series, and a
 -- detoast for each series the fleet step reads.  In a profile of the
--- night's ingest at 8,000 GPUs the TOAST work was about an eighth of the
--- server's time.  With the target at its maximum a row is kept inline
+-- night's ingest at 8,000 GPUs the TOAST work was about a sixth of the
+-- server processes' time.  With the target at its maximum a row is kept inline
 -- and uncompressed up to 8 kB (about 180 nights with their drivers),
 -- compressed inline past that: a series of a year (366 nights, two
 -- drivers) is a row of 7.6 kB, its drivers compressed to 87 bytes and
