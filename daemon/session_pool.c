@@ -19,8 +19,10 @@ static struct db *session(struct session_pool *p, const struct config *cfg,
 
 	if (p->db[i] && db_ok(p->db[i]))
 		return p->db[i];
-	if (p->db[i] && db_reconnect(p->db[i]) == 0)
+	if (p->db[i] && db_reconnect(p->db[i]) == 0) {
+		leader_name_session(p->db[i], false); /* a reset forgot it */
 		return p->db[i];
+	}
 	db_close(p->db[i]);
 	strbuf_init(&err);
 	p->db[i] = db_connect(cfg->database, &err);
