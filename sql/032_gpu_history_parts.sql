@@ -11,8 +11,9 @@
 -- ntile(parts) in gpu_uuid order, so that the parts read one after
 -- another are the whole answer in the whole answer's order (gpu_uuid,
 -- name): the same rows, the same bytes in the step's history file
--- (tests/integration/fleet.t compares them).  rl_gpu_history(run, nights)
--- is unchanged, the one part of one.
+-- (tests/integration/findings.t compares them).  rl_gpu_history(run,
+-- nights) becomes the one part of one, so that the query is written once
+-- (028's body, the run's GPUs now taken through the ntile).
 
 create function rl_gpu_history(run_id bigint, nights integer, part integer,
 			       parts integer)
@@ -57,3 +58,14 @@ $$;
 -- as 011 granted the whole (020 kept it)
 grant execute on function rl_gpu_history(bigint, integer, integer, integer)
 	to roofline_users;
+
+create or replace function rl_gpu_history(run_id bigint, nights integer)
+returns table (gpu_uuid text, name text, n bigint, median double precision,
+	       sd double precision, last_value double precision,
+	       last_driver text, last_night date)
+language sql stable
+set search_path = pg_catalog, public, pg_temp
+as $$
+	select * from rl_gpu_history(rl_gpu_history.run_id,
+				     rl_gpu_history.nights, 1, 1)
+$$;

@@ -212,11 +212,12 @@ is "$(pg_admin "begin;
 
 # The daemon reads a fleet step's history in parts of the run's GPUs, one
 # session a part (sql/032, daemon/step_inputs.c; db_sessions, 4 by
-# default): the parts read in order are the whole, row for row.
+# default): the parts read in order are the whole (one part of one, which
+# the checks against the ceilings above hold), row for row.
 cols="(x.g, x.c, x.n, x.m, x.s, x.v, x.d, x.t)::text"
 whole=$(sql "select count(*) || ' ' || md5(string_agg($cols, '|' order by o)) from rl_gpu_history($last, 30) with ordinality x(g, c, n, m, s, v, d, t, o)")
 like "$whole" '^[1-9][0-9]* [0-9a-f]{32}$' "rl_gpu_history of the last night: $whole"
-for p in 1 2 3 4; do
+for p in 2 3 4; do
 	is "$(sql "select count(*) || ' ' || md5(string_agg($cols, '|' order by k, o)) from generate_series(1, $p) k, rl_gpu_history($last, 30, k, $p) with ordinality x(g, c, n, m, s, v, d, t, o)")" \
 		"$whole" "in $p part(s), read in order: the same rows in the same order"
 done
