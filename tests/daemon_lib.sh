@@ -10,6 +10,7 @@
 #   pg_admin "SQL"      the same as the database superuser (postgres): roles
 #                       are made by it, not by the daemon's role
 #   run_state RUN, wait_run RUN TIMEOUT, submit_as USER FILE
+#   config_range_refused KEY (a setting of 1 to 16)
 
 SPOOL=${ROOFLINE_VAR}/spool-$$
 FACILITY_DIR=$TEST_TMP/facility
@@ -119,6 +120,23 @@ daemon_kill9() {
 	kill -KILL "$DAEMON_PID" 2>/dev/null
 	wait "$DAEMON_PID" 2>/dev/null
 	DAEMON_PID=
+}
+
+# config_range_refused KEY: rooflined --check-config refuses KEY (a count
+# of 1 to 16) at 0, 17 and "four", naming the file, line, column (the
+# value's: after "KEY: ") and the range, and takes 16.
+config_range_refused() {
+	local key=$1 v f out
+	for v in 0 17 four; do
+		f=$TEST_TMP/$key-$v.yaml
+		printf 'poll_interval: 1s\n%s: %s\n' "$key" "$v" >"$f"
+		out=$("$BIN/rooflined" --check-config -c "$f" 2>&1)
+		is "$?" 1 "--check-config refuses $key: $v"
+		like "$out" "$key-$v.yaml:2:$((${#key} + 3)): bad value for '$key' \(.*1 to 16\)" \
+			"naming the file, line, column and the range"
+	done
+	printf '%s: 16\n' "$key" >"$TEST_TMP/$key-16.yaml"
+	ok "and takes $key: 16" "$BIN/rooflined" --check-config -c "$TEST_TMP/$key-16.yaml"
 }
 
 run_state() {

@@ -79,13 +79,7 @@ is "$(sql "select count(*) from step_records r join steps s on s.id = r.step whe
 	0 "and none of their records is stored"
 
 # ---- db_sessions: 1 to 16 ------------------------------------------------
-for v in 0 17 four; do
-	printf 'poll_interval: 1s\ndb_sessions: %s\n' "$v" >"$TEST_TMP/sessions-$v.yaml"
-	out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/sessions-$v.yaml" 2>&1)
-	is "$?" 1 "--check-config refuses db_sessions: $v"
-	like "$out" "sessions-$v.yaml:2:14: bad value for 'db_sessions' \(.*1 to 16\)" \
-		"naming the file, line, column and the range"
-done
+config_range_refused db_sessions
 sed -i '/^ingest_max_records:/d' "$DAEMON_CONF"
 echo "db_sessions: 1" >>"$DAEMON_CONF"
 reloads=$(grep -c 'configuration and pipelines reloaded' "$DAEMON_LOG")

@@ -128,15 +128,7 @@ is "$(sql "select count(*) from steps where run_id = $prun and state = 'succeede
 "$ROOT/scripts/cluster" node-start "$dead" >/dev/null
 
 # ---- submit_threads: the submissions in flight at once, 1 to 16 -----------------
-for v in 0 17 four; do
-	printf 'poll_interval: 1s\nsubmit_threads: %s\n' "$v" >"$TEST_TMP/threads-$v.yaml"
-	out=$("$BIN/rooflined" --check-config -c "$TEST_TMP/threads-$v.yaml" 2>&1)
-	is "$?" 1 "--check-config refuses submit_threads: $v"
-	like "$out" "threads-$v.yaml:2:17: bad value for 'submit_threads' \(.*1 to 16\)" \
-		"naming the file, line, column and the range"
-done
-printf 'submit_threads: 16\n' >"$TEST_TMP/threads-16.yaml"
-ok "and takes 16" "$BIN/rooflined" --check-config -c "$TEST_TMP/threads-16.yaml"
+config_range_refused submit_threads
 
 wait_for "resume_all; [[ -z \$(sinfo -h -p gpu -t down,drain,fail -o '%N') ]]" 90 ||
 	diag "$(sinfo -p gpu)"
