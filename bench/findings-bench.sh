@@ -24,7 +24,7 @@
 #   plugin's default is 14); SITE=1 also times the facility site's rebuild
 #   (bench/site-bench.c: daemon/site.c's site_rebuild on this database);
 #   DB_SESSIONS=4 the daemon's db_sessions (its default): the sessions the
-#   night's ingest is stored through and the regressions step's three
+#   night's ingest is stored through and the fleet and regressions steps'
 #   history queries read through, each side by side with one session;
 #   INGEST_AB=ROUNDS also times the night's ingest side by side with the
 #   records and indexes of 0.2.0 (one sweep record per size; sql/031's two
@@ -378,15 +378,26 @@ steps_all() { # steps_all LABEL PLUGIN_DIR
 # rewrote: a day between two nights, autovacuum has done it (its default
 # threshold is a fifth of the rows dead); without it each night found the
 # dead rows of all the nights the stage had stored before it.
-ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
-	local nr k=$2 f
-	q -c "vacuum ceiling_series" >/dev/null
+# night_run NIGHT_OFFSET STEPS: a new run of the fleet run's pipeline, its
+# night NIGHT_OFFSET after the fleet run's, with an ert step per node as
+# the fleet run has, running; its id on stdout, its steps ("NODE<TAB>ID")
+# into the file STEPS.
+night_run() {
+	local nr
 	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
 		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded', night + $1, now()
 		   from runs where id = $FRUN returning id" | head -1)
 	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
 	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
-	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$W/ingest-steps.tsv"
+	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$2"
+	echo "$nr"
+}
+# The nights the kept history has after the fleet run's.
+nights_after() { q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'"; }
+ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
+	local nr k=$2 f
+	q -c "vacuum ceiling_series" >/dev/null
+	nr=$(night_run "$1" "$W/ingest-steps.tsv")
 	rm -f "$W"/ingest.*.sql
 	# attempt i (its transaction) to session i mod k
 	ingest_sql "$nr" "$W/ingest-steps.tsv" <"$W/fleet-inputs.tsv" |
@@ -402,7 +413,7 @@ ingest_night() { # ingest_night NIGHT_OFFSET SESSIONS: ms on stdout
 ingest_all() {
 	local ms=() one=() before_runs night0 i med med1 got
 	before_runs=$(q -c "select coalesce(max(id), 0) from runs")
-	night0=$(q -c "select max(night) - (select night from runs where id = $FRUN) from runs where pipeline_name = 'fleet-bench'")
+	night0=$(nights_after)
 	for ((i = 1; i <= repeats; i++)); do
 		if ((i % 2)); then # alternated, each first in turn
 			ms+=("$(ingest_night $((night0 + 2 * i - 1)) "$DB_SESSIONS")")
@@ -522,13 +533,7 @@ if [[ ${INGEST_AB:-0} -gt 0 ]]; then
 		ab_unpack <"$dir/records.tsv" >"$AB/$name/records.tsv"
 		printf '%s\t%s\n' "$name" "$AB/$name" >>"$AB/inputs.tsv"
 	done <"$W/fleet-inputs.tsv"
-	nr=$(q -c "insert into runs (pipeline_name, owner, facility, yaml, trigger, state, night, submitted_at)
-		   select pipeline_name, owner, facility, '', 'schedule', 'succeeded',
-			  (select max(night) + 1 from runs where pipeline_name = 'fleet-bench'), now()
-		   from runs where id = $FRUN returning id" | head -1)
-	q -c "insert into steps (run_id, step_id, node, plugin, on_daemon, state, attempt)
-	      select $nr, 'ert', node, 'ert', false, 'running', 1 from steps where run_id = $FRUN and step_id = 'ert'" >/dev/null
-	q -c "copy (select node, id from steps where run_id = $nr) to stdout" >"$AB/steps.tsv"
+	nr=$(night_run $(($(nights_after) + 1)) "$AB/steps.tsv")
 	ingest_sql "$nr" "$AB/steps.tsv" <"$AB/inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/a.sql"
 	ingest_sql "$nr" "$AB/steps.tsv" <"$W/fleet-inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/b.sql"
 	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx;

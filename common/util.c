@@ -464,3 +464,9 @@ char *util_exe_dir(void)
 	*slash = '\0';
 	return xstrdup(buf);
 }
+
+double util_seconds_between(const struct timespec *t0, const struct timespec *t)
+{
+	return (double)(t->tv_sec - t0->tv_sec) +
+	       (double)(t->tv_nsec - t0->tv_nsec) / 1e9;
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -18,6 +19,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* Seconds from t0 to t (two readings of one clock). */
+double util_seconds_between(const struct timespec *t0, const struct timespec *t);
+
 /* asprintf that aborts on failure; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

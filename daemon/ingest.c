@@ -488,20 +488,11 @@ static void store_one(struct db *db, size_t i, void *arg)
 			      &a->err);
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /* Store the attempts of l: through the pool's sessions when there are
  * several, else (or when the pool has none) on the engine's own. */
 static void store_all(struct engine *e, struct store_list *l, size_t n)
 {
-	struct timespec t0;
+	struct timespec t0, t1;
 	int sessions = 0;
 
 	if (n == 0)
@@ -514,10 +505,12 @@ static void store_all(struct engine *e, struct store_list *l, size_t n)
 	if (sessions == 0)
 		for (size_t i = 0; i < n; i++)
 			store_one(e->db, i, l);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (n > 1)
 		log_info("stored the records of %zu ended attempts through %d "
 			 "session%s in %.0f ms", n, sessions ? sessions : 1,
-			 sessions > 1 ? "s" : "", ms_since(&t0));
+			 sessions > 1 ? "s" : "",
+			 1e3 * util_seconds_between(&t0, &t1));
 }
 
 void ingest_ended_run(struct engine *e, struct ingest_ended *el)

@@ -710,12 +710,6 @@ bool launch_in_flight(const struct launch_batch *b)
 	return b->stream && slurm_submit_stream_busy(b->stream);
 }
 
-static double seconds_since(const struct timespec *t0, const struct timespec *t)
-{
-	return (double)(t->tv_sec - t0->tv_sec) +
-	       (double)(t->tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 void launch_end(struct engine *e, struct launch_batch *b)
 {
 	if (b->stream) {
@@ -729,8 +723,9 @@ void launch_end(struct engine *e, struct launch_batch *b)
 		log_info("%d Slurm job requests of a pass, %d in flight at "
 			 "once: made in %.2f s, answered in %.2f s (the "
 			 "daemon's work beside them until %.2f s)", b->deferred,
-			 b->threads, seconds_since(&b->t0, &b->made),
-			 seconds_since(&b->t0, &done), seconds_since(&b->t0, &end));
+			 b->threads, util_seconds_between(&b->t0, &b->made),
+			 util_seconds_between(&b->t0, &done),
+			 util_seconds_between(&b->t0, &end));
 		for (int k = 0; k < b->deferred; k++) {
 			submit_answered(e, &b->rows[b->row[k]],
 					&b->jobs[b->row[k]], b->ids[k],
