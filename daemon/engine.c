@@ -205,7 +205,8 @@ unreachable:
 }
 
 /* Whether this full pass polls Slurm: always, but while a backlog of
- * submissions drains, once per ENGINE_BACKLOG_POLL_S (engine.h). */
+ * submissions drains, once per ENGINE_BACKLOG_POLL_S (engine.h); then
+ * beside the pass's jobs in flight (engine_tick). */
 static bool slurm_poll_due(struct engine *e)
 {
 	struct timespec now;
@@ -222,6 +223,7 @@ int engine_tick(struct engine *e, bool children_only)
 {
 	int more = 0;
 	bool late_start = false; /* queued runs left for after launch_begin */
+	bool poll_now, late_poll = false; /* the Slurm poll: now, after launch_begin */
 
 	if (!engine_connected(e))
 		return e->lost_lock ? -EEXIST : -EIO;
@@ -238,7 +240,12 @@ int engine_tick(struct engine *e, bool children_only)
 			more = runs_start_queued(e, RUNS_START_MAX) >=
 			       RUNS_START_MAX;
 		runs_handle_cancels(e);
-		if (slurm_poll_due(e))
+		/* In a backlog the poll too (and the ingest of what it finds
+		 * ended) waits for this pass's jobs to be in flight: slurmctld
+		 * is the bottleneck then, and must not wait for the daemon */
+		poll_now = slurm_poll_due(e);
+		late_poll = poll_now && e->backlog;
+		if (poll_now && !late_poll)
 			launch_poll(e);
 		else
 			launch_poll_children(e);
@@ -262,6 +269,12 @@ int engine_tick(struct engine *e, bool children_only)
 	struct launch_batch batch;
 
 	launch_begin(e, ready, n, &batch);
+	/* launch_begin's contract allows it: the poll neither forks nor
+	 * touches the pass's rows, which are 'submitting', not followed */
+	if (late_poll && launch_in_flight(&batch)) {
+		launch_poll(e);
+		late_poll = false;
+	}
 	/* A backlog (more queued runs than a pass starts, or more ready
 	 * steps than it launches): the queued runs are expanded while
 	 * slurmctld takes this pass's jobs, not between two passes; their
@@ -280,7 +293,9 @@ int engine_tick(struct engine *e, bool children_only)
 		late_start = false;
 	}
 	launch_end(e, &batch);
-	if (late_start) /* no job of this pass to overlap */
+	if (late_poll) /* no job of this pass to overlap */
+		launch_poll(e);
+	if (late_start)
 		more |= runs_start_queued(e, RUNS_START_MAX) > 0;
 	engine_steps_free(ready, n);
 	more |= n >= ENGINE_LAUNCH_MAX;

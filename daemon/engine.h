@@ -148,8 +148,9 @@ long runs_queue_facility(struct engine *e, long pipeline_id, const char *name,
  * them (slurm_submit_stream); launch_end() waits for them, records the jobs
  * 'pending' (refusals as failed attempts) and then starts the daemon
  * children.  Between the two the caller may use the database but must not
- * fork, nor touch rows, and should stop once launch_in_flight() is false
- * (the jobs are recorded 'pending' only then); every launch_begin() is
+ * fork, nor touch rows, and should start nothing new once
+ * launch_in_flight() is false (the jobs are recorded 'pending' only then;
+ * engine_tick expands queued runs and polls Slurm there); every launch_begin() is
  * followed by launch_end() in
  * the same tick (steps left 'submitting' in between are this process's own:
  * launch_repair_submitting() must not run then).  Updates rows.
