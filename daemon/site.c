@@ -33,6 +33,7 @@ struct site {
 	struct site_owner pub;   /* root's pages: 0755 / 0644 */
 	gid_t web_gid;
 	bool have_web_gid;
+	struct site_tonight_prefetch *tonight; /* its rows, read beside the rest */
 	int rc;                  /* first failure */
 };
 
@@ -363,7 +364,9 @@ static void build_fleet(struct site *s, struct strbuf *index)
 /* The tonight page (site_tonight.c). */
 static void build_tonight(struct site *s, struct strbuf *index)
 {
-	int rc = site_tonight_build(s->db, s->root_fd, &s->pub, index);
+	int rc = site_tonight_build(s->db, s->tonight, s->root_fd, &s->pub, index);
+
+	s->tonight = NULL; /* taken */
 
 	if (rc < 0 && !s->rc)
 		s->rc = rc;
@@ -462,9 +465,15 @@ static void build_kernels(struct site *s, struct strbuf *index)
 /* ---- the whole site ----------------------------------------------------------- */
 
 /* The index's parts, in page order.  The findings issue adds its builder
- * here (and its own pages beside fleet.html). */
-static void (*const builders[])(struct site *, struct strbuf *) = {
-	build_runs, build_tonight, build_fleet, build_kernels,
+ * here (and its own pages beside fleet.html).  A part marked last is built
+ * after the others (its rows are read beside them: the tonight page's,
+ * site_tonight_prefetch), its section still in page order. */
+static const struct builder {
+	void (*build)(struct site *, struct strbuf *);
+	bool last;
+} builders[] = {
+	{ build_runs, false }, { build_tonight, true }, { build_fleet, false },
+	{ build_kernels, false },
 };
 
 /* server/nginx.conf and server/apache.conf: what a web server serving
@@ -507,7 +516,7 @@ int site_rebuild(const struct config *cfg, struct db *db)
 {
 	struct site s = { .cfg = cfg, .db = db, .root_fd = -1,
 			  .pub = { 0, 0, 0755, 0644 } };
-	struct strbuf index = STRBUF_INIT;
+	struct strbuf index = STRBUF_INIT, part[ARRAY_SIZE(builders)];
 	struct group *gr;
 	int rc;
 
@@ -532,11 +541,21 @@ int site_rebuild(const struct config *cfg, struct db *db)
 			close(s.root_fd);
 		return rc;
 	}
+	s.tonight = site_tonight_prefetch(cfg->database);
 	write_server_snippets(&s);
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < ARRAY_SIZE(builders); i++)
+			if (builders[i].last == last) {
+				strbuf_init(&part[i]);
+				builders[i].build(&s, &part[i]);
+			}
+	site_tonight_prefetch_cancel(s.tonight); /* NULL: taken */
 	strbuf_init(&index);
 	site_page_begin(&index, "Roofline runs", "", SITE_PAGE_CSP, NULL);
-	for (size_t i = 0; i < ARRAY_SIZE(builders); i++)
-		builders[i](&s, &index);
+	for (size_t i = 0; i < ARRAY_SIZE(builders); i++) {
+		strbuf_add(&index, part[i].buf, part[i].len);
+		strbuf_release(&part[i]);
+	}
 	site_page_end(&index);
 	rc = site_file_write(s.root_fd, "index.html", index.buf, index.len, &s.pub);
 	if (rc < 0)

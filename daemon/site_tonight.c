@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,37 +273,41 @@ static int first_row(const struct db_result *r, const char *uuid)
 	return lo;
 }
 
-/* gpus/G*.html for each GPU of r: its last nights of each ceiling. */
-static int history_pages(struct db *db, int root_fd, const struct site_owner *o,
-			 const struct db_result *t)
+/* The series of the GPUs measured in t's run, the last
+ * TONIGHT_HISTORY_NIGHTS nights of each: their newest night's figure is
+ * the run's (sql/014_ceiling_series.sql).  t has rows.  NULL (logged)
+ * when the query failed. */
+static struct db_result *history_rows(struct db *db, const struct db_result *t)
 {
 	char run[32], nights[16];
-	const char *params[] = { run, nights, NULL };
+	const char *params[] = { run, nights, db_value(t, 0, T_PIPE) };
 	struct db_result *r;
-	struct strbuf sb = STRBUF_INIT;
-	int dir, rc = 0;
 
-	if (!db_rows(t))
-		return 0;
 	snprintf(run, sizeof(run), "%s", db_value(t, 0, T_RUN));
 	snprintf(nights, sizeof(nights), "%d", TONIGHT_HISTORY_NIGHTS);
-	params[2] = db_value(t, 0, T_PIPE);
-	/* the series of the GPUs measured in the run: their newest night's
-	 * figure is the run's (sql/014_ceiling_series.sql) */
 	r = db_query(db, "select gpu_uuid, name, array_to_string(nights[greatest(1,"
 		     " cardinality(nights) - $2::int + 1):], ' '), array_to_string(vals["
 		     "greatest(1, cardinality(vals) - $2::int + 1):], ' ')"
 		     " from ceiling_series where pipeline_name = $3 and facility"
 		     " and run_ids[cardinality(run_ids)] = $1::bigint order by gpu_uuid collate \"C\", name",
 		     3, params);
-	if (!r) {
+	if (!r)
 		log_warn("site: cannot read the GPUs' nights: %s", db_error(db));
-		return -EIO;
-	}
-	if ((dir = site_dir_open(root_fd, "gpus", o)) < 0) {
-		db_result_free(r);
+	return r;
+}
+
+/* gpus/G*.html for each GPU of t: its last nights of each ceiling, the
+ * rows r of history_rows(). */
+static int history_pages(int root_fd, const struct site_owner *o,
+			 const struct db_result *t, const struct db_result *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int dir, rc = 0;
+
+	if (!db_rows(t))
+		return 0;
+	if ((dir = site_dir_open(root_fd, "gpus", o)) < 0)
 		return dir;
-	}
 	strbuf_init(&sb);
 	for (int i = 0, h; i < db_rows(t) && rc == 0; i++) {
 		const char *uuid = db_value(t, i, T_UUID);
@@ -337,21 +342,117 @@ static int history_pages(struct db *db, int root_fd, const struct site_owner *o,
 	}
 	strbuf_release(&sb);
 	close(dir);
-	db_result_free(r);
 	return rc;
 }
 
-int site_tonight_build(struct db *db, int root_fd, const struct site_owner *o,
-		       struct strbuf *index)
+/* What the pages are made of: the fleet's judgement tonight and its GPUs'
+ * nights (NULL when the fleet has no rows).  rc: 0, or -EIO (logged) when
+ * a query failed. */
+struct tonight_rows {
+	struct db_result *fleet, *nights;
+	int rc;
+};
+
+static void read_rows(struct db *db, struct tonight_rows *rows)
 {
-	struct db_result *f = db_query(db, tonight_sql, 0, NULL);
+	rows->fleet = db_query(db, tonight_sql, 0, NULL);
+	rows->nights = NULL;
+	rows->rc = 0;
+	if (!rows->fleet) {
+		log_warn("site: cannot read the fleet tonight: %s", db_error(db));
+		rows->rc = -EIO;
+	} else if (db_rows(rows->fleet) && !(rows->nights = history_rows(db, rows->fleet))) {
+		rows->rc = -EIO;
+	}
+}
+
+static void rows_release(struct tonight_rows *rows)
+{
+	db_result_free(rows->fleet);
+	db_result_free(rows->nights);
+	rows->fleet = rows->nights = NULL;
+}
+
+struct site_tonight_prefetch {
+	char *conninfo;
+	pthread_t thread;
+	bool connected;          /* else the rows are read on the caller's session */
+	struct tonight_rows rows;
+};
+
+static void *prefetch_main(void *arg)
+{
+	struct site_tonight_prefetch *p = arg;
+	struct strbuf err = STRBUF_INIT;
+	struct db *db;
+
+	strbuf_init(&err);
+	db = db_connect(p->conninfo, &err);
+	if (db) {
+		p->connected = true;
+		read_rows(db, &p->rows);
+		db_close(db);
+	} else {
+		log_warn("site: cannot open a session of its own for the tonight page "
+			 "(%s): it is read after the rest of the site", err.buf);
+	}
+	strbuf_release(&err);
+	return NULL;
+}
+
+struct site_tonight_prefetch *site_tonight_prefetch(const char *conninfo)
+{
+	struct site_tonight_prefetch *p = xcalloc(1, sizeof(*p));
+	int rc;
+
+	p->conninfo = xstrdup(conninfo ? conninfo : "");
+	rc = pthread_create(&p->thread, NULL, prefetch_main, p);
+	if (rc != 0) {
+		log_warn("site: cannot start reading the tonight page beside the "
+			 "rest: %s", strerror(rc));
+		free(p->conninfo);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* p's rows into rows (p freed); false when p is NULL or could not connect. */
+static bool prefetched(struct site_tonight_prefetch *p, struct tonight_rows *rows)
+{
+	bool ok;
+
+	if (!p)
+		return false;
+	pthread_join(p->thread, NULL);
+	ok = p->connected;
+	*rows = p->rows;
+	free(p->conninfo);
+	free(p);
+	return ok;
+}
+
+void site_tonight_prefetch_cancel(struct site_tonight_prefetch *p)
+{
+	struct tonight_rows rows;
+
+	if (prefetched(p, &rows))
+		rows_release(&rows);
+}
+
+int site_tonight_build(struct db *db, struct site_tonight_prefetch *pre,
+		       int root_fd, const struct site_owner *o, struct strbuf *index)
+{
+	struct tonight_rows rows;
+	struct db_result *f;
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
 
-	if (!f) {
-		log_warn("site: cannot read the fleet tonight: %s", db_error(db));
-		return -EIO;
-	}
+	if (!prefetched(pre, &rows))
+		read_rows(db, &rows);
+	if (!rows.fleet) /* logged */
+		return rows.rc;
+	f = rows.fleet;
 	strbuf_init(&sb);
 	site_page_begin(&sb, "Tonight: the fleet's GPUs against their model", "",
 			SITE_TONIGHT_CSP, "<script src=\"tonight.js\" defer></script>\n");
@@ -371,13 +472,13 @@ int site_tonight_build(struct db *db, int root_fd, const struct site_owner *o,
 		rc = site_file_write(root_fd, "tonight.js", site_tonight_js,
 				     sizeof(site_tonight_js) - 1, o);
 	if (rc == 0)
-		rc = history_pages(db, root_fd, o, f);
-	if (rc < 0)
+		rc = rows.rc ? rows.rc : history_pages(root_fd, o, f, rows.nights);
+	if (rc < 0 && rc != rows.rc)
 		log_warn("site: cannot write the tonight page: %s", strerror(-rc));
 	strbuf_addf(index, "<section id=\"tonight\">\n<h2>Tonight</h2>\n<p><a href=\"tonight.html\">"
 		    "Every GPU against its model</a>, flagged first: %zu (GPU, ceiling) figures.</p>\n"
 		    "</section>\n", (size_t)db_rows(f));
 	strbuf_release(&sb);
-	db_result_free(f);
+	rows_release(&rows);
 	return rc;
 }

@@ -26,11 +26,26 @@
 #define TONIGHT_HISTORY_NIGHTS 30
 
 /*
- * Write the pages above into the site's root (root_fd, borrowed), files
- * owned as o; append the index's section to index.  Logs what failed; 0 or
- * the first -errno (-EIO: a query failed).
+ * The pages' rows (the fleet's judgement, then its GPUs' nights: 2-4 s of
+ * the server's at 8,000 GPUs) read on a session of their own, opened with
+ * conninfo (borrowed; the caller's configuration's database), by a thread,
+ * while the caller builds the rest of the site.  NULL when no thread could
+ * start (logged): site_tonight_build then reads them itself, as it does
+ * when the session could not be opened.  Owned by the caller until passed
+ * to site_tonight_build() or site_tonight_prefetch_cancel(), which wait for
+ * the thread and free it.
  */
-int site_tonight_build(struct db *db, int root_fd, const struct site_owner *o,
-		       struct strbuf *index);
+struct site_tonight_prefetch;
+struct site_tonight_prefetch *site_tonight_prefetch(const char *conninfo);
+void site_tonight_prefetch_cancel(struct site_tonight_prefetch *p);
+
+/*
+ * Write the pages above into the site's root (root_fd, borrowed), files
+ * owned as o; append the index's section to index.  The rows are pre's
+ * (taken: freed here; NULL or not connected: read on db).  Logs what
+ * failed; 0 or the first -errno (-EIO: a query failed).
+ */
+int site_tonight_build(struct db *db, struct site_tonight_prefetch *pre,
+		       int root_fd, const struct site_owner *o, struct strbuf *index);
 
 #endif
