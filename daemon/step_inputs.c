@@ -126,9 +126,9 @@ static int history_rows(void *arg, const struct db_result *r)
 
 /* A history set's query on session db: rows of kind, empty columns left
  * out, into h.  0, or -EIO with err set. */
-static int query_records_on(struct db *db, struct history_out *h,
-			    const char *kind, const char *sql, int nparams,
-			    const char *const *params, struct strbuf *err)
+static int query_records(struct db *db, struct history_out *h,
+			 const char *kind, const char *sql, int nparams,
+			 const char *const *params, struct strbuf *err)
 {
 	int rc;
 
@@ -144,13 +144,6 @@ static int query_records_on(struct db *db, struct history_out *h,
 		strbuf_addf(err, "cannot write %s/%s: %s", h->dir,
 			    JOB_RECORDS_FILE, strerror(-rc));
 	return rc < 0 ? -EIO : 0;
-}
-
-static int query_records(struct engine *e, struct history_out *h,
-			 const char *kind, const char *sql, int nparams,
-			 const char *const *params, struct strbuf *err)
-{
-	return query_records_on(e->db, h, kind, sql, nparams, params, err);
 }
 
 /*
@@ -185,8 +178,8 @@ static void read_query(struct db *db, size_t i, void *arg)
 	struct history_query *q = (struct history_query *)arg + i;
 
 	strbuf_add(&q->to->buf, q->head.buf, q->head.len);
-	q->rc = query_records_on(db, q->to, q->kind, q->sql, q->nparams,
-				 q->params, &q->err);
+	q->rc = query_records(db, q->to, q->kind, q->sql, q->nparams,
+			      q->params, &q->err);
 	if (q->rc == 0 && i > 0 && (q->rc = history_flush(q->to)) < 0)
 		strbuf_addf(&q->err, "cannot write %s/%s: %s", q->to->dir,
 			    JOB_RECORDS_FILE, strerror(-q->rc));
@@ -217,6 +210,7 @@ static int read_queries(struct engine *e, struct history_out *out,
 {
 	int sessions = n < e->cfg->db_sessions ? n : (int)e->cfg->db_sessions;
 	int rc = 0, parts = 1;
+	bool pooled;
 
 	for (int i = 0; i < n; i++) {
 		q[i].to = out;
@@ -238,23 +232,21 @@ static int read_queries(struct engine *e, struct history_out *out,
 		}
 		q[parts].to = &q[parts].part;
 	}
-	if (sessions > 1 && parts == n &&
-	    session_pool_for(&e->pool, e->cfg, sessions, (size_t)n, read_query,
-			     q) > 0) {
-		for (int i = 0; i < n && rc == 0; i++) {
-			rc = q[i].rc;
-			if (rc < 0)
-				strbuf_add(err, q[i].err.buf, q[i].err.len);
-			else if (i > 0 && (rc = append_part(out, q[i].part.file.fd)) < 0)
-				strbuf_addf(err, "cannot write %s/%s: %s", out->dir,
-					    JOB_RECORDS_FILE, strerror(-rc));
-		}
-	} else {
-		for (int i = 0; i < n && rc == 0; i++) {
-			strbuf_add(&out->buf, q[i].head.buf, q[i].head.len);
-			rc = query_records(e, out, q[i].kind, q[i].sql,
-					   q[i].nparams, q[i].params, err);
-		}
+	pooled = sessions > 1 && parts == n &&
+		 session_pool_for(&e->pool, e->cfg, sessions, (size_t)n,
+				  read_query, q) > 0;
+	/* else one after another on the engine's session, into the file */
+	for (int i = 0; !pooled && i < n && (i == 0 || q[i - 1].rc == 0); i++) {
+		q[i].to = out;
+		read_query(e->db, (size_t)i, q);
+	}
+	for (int i = 0; i < n && rc == 0; i++) {
+		rc = q[i].rc;
+		if (rc < 0)
+			strbuf_add(err, q[i].err.buf, q[i].err.len);
+		else if (pooled && i > 0 && (rc = append_part(out, q[i].part.file.fd)) < 0)
+			strbuf_addf(err, "cannot write %s/%s: %s", out->dir,
+				    JOB_RECORDS_FILE, strerror(-rc));
 	}
 	for (int i = 0; i < n; i++) {
 		if (q[i].part.file.fd >= 0)
@@ -271,7 +263,7 @@ static int run_record(struct engine *e, struct history_out *out,
 {
 	const char *params[] = { run };
 
-	return query_records(e, out, "run",
+	return query_records(e->db, out, "run",
 		"select id as run, pipeline_name as pipeline, night, owner, "
 		"facility from runs where id = $1::bigint", 1, params, err);
 }

@@ -93,7 +93,7 @@ ok "its history file is what one session writes, byte for byte" \
 	cmp "$hist" "$TEST_TMP/history-1/attempt-1/history/records.tsv"
 ok "and so is four sessions' (the daemon's default)" \
 	cmp "$hist" "$TEST_TMP/history-4/attempt-1/history/records.tsv" ||
-	diag "$(diff "$hist" "$TEST_TMP/history-1/attempt-1/history/records.tsv" | head -5)"
+	diag "$(diff "$hist" "$TEST_TMP/history-4/attempt-1/history/records.tsv" | head -5)"
 
 r4=$(submit "$ROOF" 2026-10-04)
 is "$(run_state "$r4")" succeeded "run 4 (FP64 roof capped at 1410 MHz, kernel_A slower): succeeded"
