@@ -72,7 +72,8 @@ static const struct rl_option fleet_options[] = {
 	{ NULL, 0, NULL, 0, NULL, 0 },
 };
 
-/* One GPU's figure for one ceiling tonight. */
+/* One GPU's figure for one ceiling tonight.  Its strings are the fleet's
+ * table's (struct fleet), NULL where the record had none. */
 struct figure {
 	char *uuid, *name, *model, *node, *index, *driver, *unit, *synthetic;
 	double value, spread_pct, sm_clock, sm_clock_max, power_w, temp_c;
@@ -89,15 +90,18 @@ struct figure {
 };
 
 struct past {
-	char *uuid, *name, *driver;
+	char *uuid, *name, *driver; /* the fleet's table's */
 	long n;
 	double median, sd; /* of its earlier nights; sd robust (MAD) */
 };
 
 struct fleet {
-	/* UUIDs, ceiling names, models, modes: kept once (144,000 figures
-	 * at 8,000 GPUs share 8,000 UUIDs), compared by pointer first */
+	/* Every string of a figure and a past (UUIDs, ceilings, models,
+	 * modes, nodes, drivers, ...): kept once (144,000 figures at 8,000
+	 * GPUs share 8,000 UUIDs and 2,000 nodes), compared by pointer
+	 * first, freed with the table */
 	struct strtab strings;
+	bool out_of_memory; /* an intern failed */
 	const struct fleet_config *cfg;
 	struct figure *fig;
 	size_t nfig, capfig;
@@ -109,6 +113,20 @@ struct fleet {
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? strdup(s) : NULL;
+}
+
+/* The table's copy of s, NULL when s is absent or empty (or when out of
+ * memory: fl->out_of_memory is set then). */
+static char *intern_or_null(struct fleet *fl, const char *s)
+{
+	char *t;
+
+	if (!s || !*s)
+		return NULL;
+	t = strtab_intern(&fl->strings, s);
+	if (!t)
+		fl->out_of_memory = true;
+	return t;
 }
 
 static bool wanted(const struct fleet_config *cfg, const char *name)
@@ -128,11 +146,12 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	const char *uuid = rl_field_get(f, "gpu_uuid"),
 		   *name = rl_field_get(f, "name"),
 		   *method = rl_field_get(f, "method");
+	double value = rl_field_double(f, "value", NAN);
 	struct figure *g;
 
 	(void)kind;
 	if (!uuid || !name || !method || strcmp(method, "empirical") ||
-	    !wanted(fl->cfg, name) || !(rl_field_double(f, "value", NAN) > 0))
+	    !wanted(fl->cfg, name) || !(value > 0))
 		return 0;
 	if (fl->nfig == fl->capfig) {
 		size_t cap = fl->capfig ? 2 * fl->capfig : 256;
@@ -149,26 +168,27 @@ static int read_ceiling(void *arg, const char *step, const char *kind,
 	g->model = strtab_intern(&fl->strings, rl_field_get(f, "gpu_name")
 					? rl_field_get(f, "gpu_name") : "?");
 	/* ert's records do not name the node: the instance does, "ert@NODE" */
-	g->node = dup_or_null(rl_field_get(f, "node") ? rl_field_get(f, "node")
-			      : strchr(step, '@') ? strchr(step, '@') + 1 : NULL);
-	g->index = dup_or_null(rl_field_get(f, "gpu_index"));
-	g->driver = dup_or_null(rl_field_get(f, "driver"));
-	g->unit = dup_or_null(rl_field_get(f, "unit"));
-	g->synthetic = dup_or_null(rl_field_get(f, "synthetic"));
-	g->throttle = dup_or_null(rl_field_get(f, "throttle"));
-	g->ecc = dup_or_null(rl_field_get(f, "ecc_errors"));
+	g->node = intern_or_null(fl, rl_field_get(f, "node") ? rl_field_get(f, "node")
+				 : strchr(step, '@') ? strchr(step, '@') + 1 : NULL);
+	g->index = intern_or_null(fl, rl_field_get(f, "gpu_index"));
+	g->driver = intern_or_null(fl, rl_field_get(f, "driver"));
+	g->unit = intern_or_null(fl, rl_field_get(f, "unit"));
+	g->synthetic = intern_or_null(fl, rl_field_get(f, "synthetic"));
+	g->throttle = intern_or_null(fl, rl_field_get(f, "throttle"));
+	g->ecc = intern_or_null(fl, rl_field_get(f, "ecc_errors"));
 	g->mode = strtab_intern(&fl->strings, rl_field_get(f, "mode") && *rl_field_get(f, "mode")
 					   ? rl_field_get(f, "mode") : "sequential");
-	g->peer = dup_or_null(rl_field_get(f, "peer_index"));
-	g->link = dup_or_null(rl_field_get(f, "link"));
-	g->value = rl_field_double(f, "value", NAN);
+	g->peer = intern_or_null(fl, rl_field_get(f, "peer_index"));
+	g->link = intern_or_null(fl, rl_field_get(f, "link"));
+	g->value = value;
 	g->spread_pct = rl_field_double(f, "spread_pct", -1);
 	g->trials = (long)rl_field_double(f, "trials", 0);
 	g->sm_clock = rl_field_double(f, "sm_clock_mhz", 0);
 	g->sm_clock_max = rl_field_double(f, "sm_clock_max_mhz", 0);
 	g->power_w = rl_field_double(f, "power_w", 0);
 	g->temp_c = rl_field_double(f, "temp_c", NAN);
-	return g->uuid && g->name && g->model && g->mode ? 0 : -ENOMEM;
+	return g->uuid && g->name && g->model && g->mode &&
+	       !fl->out_of_memory ? 0 : -ENOMEM;
 }
 
 static int read_history(void *arg, const char *step, const char *kind,
@@ -197,11 +217,11 @@ static int read_history(void *arg, const char *step, const char *kind,
 	p = &fl->past[fl->npast++];
 	p->uuid = strtab_intern(&fl->strings, rl_field_get(f, "gpu_uuid"));
 	p->name = strtab_intern(&fl->strings, rl_field_get(f, "name"));
-	p->driver = dup_or_null(rl_field_get(f, "last_driver"));
+	p->driver = intern_or_null(fl, rl_field_get(f, "last_driver"));
 	p->n = (long)rl_field_double(f, "n", 0);
 	p->median = rl_field_double(f, "median", NAN);
 	p->sd = rl_field_double(f, "sd", 0);
-	return p->uuid && p->name ? 0 : -ENOMEM;
+	return p->uuid && p->name && !fl->out_of_memory ? 0 : -ENOMEM;
 }
 
 /* One pass over the inputs (2,000 nodes' records, sweeps included, at a
@@ -260,7 +280,7 @@ struct driver_at {
 static int cmp_driver_at(const void *a, const void *b)
 {
 	const struct driver_at *x = a, *y = b;
-	int c = strcmp(x->driver, y->driver);
+	int c = strtab_cmp(x->driver, y->driver);
 
 	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
@@ -549,17 +569,7 @@ static int judge_all(struct rl_ctx *ctx, struct fleet *fl)
 
 static void fleet_release(struct fleet *fl)
 {
-	for (size_t i = 0; i < fl->nfig; i++) {
-		struct figure *g = &fl->fig[i];
-
-		/* uuid, name, model and mode are the table's */
-		free(g->node), free(g->index), free(g->driver), free(g->unit);
-		free(g->synthetic), free(g->throttle), free(g->ecc);
-		free(g->peer), free(g->link);
-	}
-	for (size_t i = 0; i < fl->npast; i++)
-		free(fl->past[i].driver);
-	strtab_release(&fl->strings);
+	strtab_release(&fl->strings); /* every string of the figures and pasts */
 	free(fl->fig);
 	free(fl->past);
 	free(fl->night);

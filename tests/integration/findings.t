@@ -209,6 +209,20 @@ is "$(pg_admin "begin;
 	from ceiling_series s where gpu_uuid = 'GPU-toast-check';
 	rollback;" | tail -1)" "366 nights, true, 0 TOAST chunks" \
 	"a series of a year, appended to, stays inline: a row under 8 kB, nothing in the TOAST table"
+# A record's fields are compressed with lz4 in every partition, the ones
+# made after the migration too (sql/035; Debian's PostgreSQL has lz4), and
+# a sweep stored tonight was (pg_column_compression).
+is "$(pg_admin "select string_agg(distinct coalesce(nullif(a.attcompression, ''), '-'), ',')
+	from pg_attribute a
+	where a.attname = 'fields'
+	  and a.attrelid in (select 'step_records'::regclass union all
+			     select inhrelid from pg_inherits where inhparent = 'step_records'::regclass)")" "l" \
+	"step_records.fields: lz4 in the table and each of its partitions"
+is "$(pg_admin "begin;
+	select rl_partition_create('step_records', date '2040-01-01');
+	select a.attcompression from pg_attribute a
+	where a.attname = 'fields' and a.attrelid = 'step_records_2040_01'::regclass;
+	rollback;" | tail -1)" "l" "a partition made later takes lz4 from the table"
 
 # The daemon reads a fleet step's history in parts of the run's GPUs, one
 # session a part (sql/032, daemon/step_inputs.c; db_sessions, 4 by
