@@ -223,6 +223,9 @@ is "$(pg_admin "begin;
 	select a.attcompression from pg_attribute a
 	where a.attname = 'fields' and a.attrelid = 'step_records_2040_01'::regclass;
 	rollback;" | tail -1)" "l" "a partition made later takes lz4 from the table"
+is "$(pg_admin "select coalesce(string_agg(distinct coalesce(pg_column_compression(fields), 'inline'), ','), 'none')
+	from step_records where kind = 'sweep' and octet_length(fields::text) > 2100")" "lz4" \
+	"the sweeps the nights stored over the TOAST threshold are compressed with lz4"
 
 # The daemon reads a fleet step's history in parts of the run's GPUs, one
 # session a part (sql/032, daemon/step_inputs.c; db_sessions, 4 by
