@@ -61,7 +61,9 @@ night_yaml() { # night_yaml N: the pipeline of night N
 	echo "$TEST_TMP/night-$n.yaml"
 }
 # night N of NIGHTS: the last one is today (UTC), so "this month" has it
-night_date() { date -u -d "today - $((NIGHTS - $1)) days" +%F; }
+# (today as of the test's start: a test that runs over midnight keeps its dates)
+TODAY=$(date -u +%F)
+night_date() { date -u -d "$TODAY - $((NIGHTS - $1)) days" +%F; }
 submit_night() { # submit_night N FILE: the run id, after it ended
 	local out
 	out=$(as carol "$BIN/roofline" submit --wait --night "$(night_date "$1")" \
