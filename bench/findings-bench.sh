@@ -27,8 +27,8 @@
 #   night's ingest is stored through and the fleet and regressions steps'
 #   history queries read through, each side by side with one session;
 #   INGEST_AB=ROUNDS also times the night's ingest side by side with the
-#   records and indexes of 0.2.0 (one sweep record per size; sql/031's two
-#   indexes), alternated, rolled back (the stage's comment says how)
+#   records and indexes of 0.2.0 (one sweep record per size; the indexes
+#   sql/031 and 036 dropped), alternated, rolled back (the stage's comment says how)
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 1, NODES=2 NIGHTS=3
 # KERNELS=3 KRUNS=3 WINDOW=3 INGEST_AB=2, -o $BENCH_SMOKE_DIR (else a new temporary
 # directory).  BENCH_VARIANT names another build than release.
@@ -99,6 +99,8 @@ fi
 
 bench_cluster_start --nodes 1 || { echo "$PROG: the cluster did not start" >&2; exit 1; }
 q() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$@"; }
+# The indexes of `ceilings` an INGEST_AB stage makes for 0.2.0's side.
+AB_INDEXES="ab_history_idx, ab_gpu_history_idx, ab_fleet_idx"
 if [[ ${REUSE_DB:-0} == 1 ]]; then
 	export PGDATABASE=findings_bench # the kept one: not dropped at the end
 else
@@ -188,9 +190,10 @@ KRUN=$(q -c "select min(id) from runs where pipeline_name = 'kernels-bench' and 
 # series), so that tonight is the fleet run's night again, as the site's
 # history pages need.
 if [[ ${REUSE_DB:-0} == 1 ]]; then
-	# the two indexes an INGEST_AB stage makes for 0.2.0's side, if one was
-	# interrupted before dropping them again (sql/031 has them gone)
-	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx" >/dev/null
+	# the indexes an INGEST_AB stage makes for 0.2.0's side, if one was
+	# interrupted before dropping them again (sql/031 and 036 have them
+	# gone; an earlier version of this script named two of them so)
+	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx, $AB_INDEXES" >/dev/null
 	later=$(q -c "select count(*) from runs where pipeline_name = 'fleet-bench' and id > $FRUN")
 	if ((later > 0)); then
 		q -c "update ceiling_series s set nights = s.nights[1:x.k], run_ids = s.run_ids[1:x.k],
@@ -203,7 +206,11 @@ if [[ ${REUSE_DB:-0} == 1 ]]; then
 		      where s.gpu_uuid = x.gpu_uuid and s.pipeline_name = x.pipeline_name
 			and s.owner = x.owner and s.facility = x.facility and s.name = x.name" >/dev/null
 		q -c "delete from runs where pipeline_name = 'fleet-bench' and id > $FRUN" >/dev/null
-		q -c "vacuum analyze ceiling_series" >/dev/null
+		# and the rows they took with them vacuumed now: a facility's nights
+		# are never deleted row by row (retention drops whole months), and
+		# left to autovacuum they were vacuumed in the middle of a timed stage
+		# (a month's partition of ceilings: minutes of one of the two CPUs)
+		q -c "vacuum analyze ceiling_series, ceilings, step_records, steps, runs" >/dev/null
 		say "kept database: the $later later nights an earlier ingest stage added are removed"
 	fi
 fi
@@ -493,13 +500,14 @@ ingest_all "${before:+after}"
 
 # ---- INGEST_AB=ROUNDS: the night's ingest as 0.2.0 stored it, side by side ---
 # 0.2.0's ert emitted one `sweep` record per working-set size (this tree's,
-# one per series: docs/ceilings.md) and `ceilings` had two more indexes
-# (sql/031).  Tonight's inputs are split back into one sweep record per size,
-# with the fields in the order 0.2.0 emitted them; the two indexes are made
-# for the comparison (and dropped again after it).  Both forms of the night
+# one per series: docs/ceilings.md) and `ceilings` had three more indexes
+# (sql/031 dropped two, 036 two more for one new: AB_INDEXES).  Tonight's
+# inputs are split back into one sweep record per size, with the fields in
+# the order 0.2.0 emitted them; the three indexes are made for the
+# comparison (and dropped again after it).  Both forms of the night
 # go into one new run, each in one transaction rolled back, so that each
 # appends the same night to the same series: A (0.2.0's records, every
-# index) and B (this tree's records, the two indexes dropped inside the
+# index) and B (this tree's records, the three indexes dropped inside the
 # transaction), alternated (A B, B A, ...), a VACUUM of the three tables
 # after each.  The run made for it is removed at the end.
 ab_unpack() { # 0.2.0's sweep records from this tree's, stdin to stdout
@@ -536,21 +544,26 @@ if [[ ${INGEST_AB:-0} -gt 0 ]]; then
 	nr=$(night_run $(($(nights_after) + 1)) "$AB/steps.tsv")
 	ingest_sql "$nr" "$AB/steps.tsv" <"$AB/inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/a.sql"
 	ingest_sql "$nr" "$AB/steps.tsv" <"$W/fleet-inputs.tsv" | grep -v '^begin;$\|^commit;$' >"$AB/b.sql"
-	q -c "drop index if exists ceilings_history_idx, ceilings_name_idx;
-	      create index ceilings_history_idx on ceilings (node, gpu_uuid, name, measured_at);
-	      create index ceilings_name_idx on ceilings (name, measured_at)" >/dev/null
+	# 0.2.0's indexes of `ceilings` that this tree's have not: its
+	# (name, measured_at) is sql/036's ceilings_name_time_idx
+	q -c "drop index if exists $AB_INDEXES;
+	      create index ab_history_idx on ceilings (node, gpu_uuid, name, measured_at);
+	      create index ab_gpu_history_idx on ceilings (gpu_uuid, name, run_id)
+		include (value, driver) where method = 'empirical';
+	      create index ab_fleet_idx on ceilings (name, node, gpu_uuid, measured_at)
+		include (value, method, run_id)" >/dev/null
 	ab_a=() ab_b=() na=$(grep -c . "$AB/a.sql") nb=$(grep -c . "$AB/b.sql")
 	for ((i = 1; i <= INGEST_AB; i++)); do
 		if ((i % 2)); then
 			ab_a+=("$(ab_once "$AB/a.sql" "")")
-			ab_b+=("$(ab_once "$AB/b.sql" "drop index ceilings_history_idx, ceilings_name_idx;")")
+			ab_b+=("$(ab_once "$AB/b.sql" "drop index $AB_INDEXES;")")
 		else
-			ab_b+=("$(ab_once "$AB/b.sql" "drop index ceilings_history_idx, ceilings_name_idx;")")
+			ab_b+=("$(ab_once "$AB/b.sql" "drop index $AB_INDEXES;")")
 			ab_a+=("$(ab_once "$AB/a.sql" "")")
 		fi
 		say "  ingest A/B round $i: A (0.2.0's records and indexes, $na lines) ${ab_a[-1]} ms, B (this tree's, $nb lines) ${ab_b[-1]} ms"
 	done
-	q -c "drop index ceilings_history_idx, ceilings_name_idx; delete from runs where id = $nr" >/dev/null
+	q -c "drop index $AB_INDEXES; delete from runs where id = $nr" >/dev/null
 	ma=$(printf '%s\n' "${ab_a[@]}" | median) mb=$(printf '%s\n' "${ab_b[@]}" | median)
 	say "$(printf '  ingest of one night side by side, one transaction each, rolled back (median of %s alternated rounds): A %s ms, B %s ms, B/A %.2f' \
 		"$INGEST_AB" "$ma" "$mb" "$(awk -v a="$ma" -v b="$mb" 'BEGIN { print (a > 0 ? b / a : 0) }')")"

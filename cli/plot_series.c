@@ -15,20 +15,30 @@
 #include "strbuf.h"
 #include "util.h"
 
-/* One GPU's figures per night and its model's fleet those nights. */
+/* One GPU's figures per night and its model's fleet those nights.  The
+ * GPU's pipelines and nights come from its series (ceiling_series, whose
+ * key leads with the GPU: sql/036 dropped the GPU-ordered indexes of
+ * `ceilings`), its model from its latest run's ceilings, the fleet's
+ * figures from the ceilings of those nights' runs (by run). */
 #define GPU_SQL \
-	"with me as (" \
-	" select c.gpu_name, r.pipeline_name, r.owner, r.facility" \
-	" from ceilings c join runs r on r.id = c.run_id" \
-	" where c.gpu_uuid = $1::text and c.method = 'empirical'" \
-	"   and ($2::text is null or r.pipeline_name = $2::text)" \
-	" order by r.night desc, r.id desc limit 1" \
+	"with s as (" \
+	" select s.pipeline_name, s.owner, s.facility, s.nights, s.run_ids" \
+	" from ceiling_series s where s.gpu_uuid = $1::text" \
+	"   and ($2::text is null or s.pipeline_name = $2::text)" \
+	"), latest as (" \
+	" select s.pipeline_name, s.owner, s.facility," \
+	"        s.run_ids[cardinality(s.run_ids)] as run_id" \
+	" from s order by s.nights[cardinality(s.nights)] desc," \
+	"   s.run_ids[cardinality(s.run_ids)] desc limit 1" \
+	"), me as (" \
+	" select (select c.gpu_name from ceilings c where c.run_id = l.run_id" \
+	"         and c.gpu_uuid = $1::text and c.method = 'empirical' limit 1) as gpu_name," \
+	"        l.pipeline_name, l.owner, l.facility" \
+	" from latest l" \
 	"), nights as (" \
-	" select distinct r.night from ceilings c join runs r on r.id = c.run_id, me" \
-	" where c.gpu_uuid = $1::text and c.method = 'empirical'" \
-	"   and r.pipeline_name = me.pipeline_name and r.owner = me.owner" \
-	"   and r.facility = me.facility" \
-	" order by r.night desc limit $3::integer" \
+	" select distinct u.night from me join s using (pipeline_name, owner, facility)," \
+	"   unnest(s.nights) u(night)" \
+	" order by u.night desc limit $3::integer" \
 	"), fig as (" \
 	" select distinct on (c.gpu_uuid, c.name, r.night)" \
 	"        c.gpu_uuid, c.name, r.night, c.value, c.unit, c.node, c.gpu_index" \
