@@ -7,7 +7,7 @@
 -- read through ceilings_run_idx (run_id, name).  PostgreSQL reads them in
 -- that index's order, ceiling name by ceiling name, and each name's rows
 -- are spread over all of the run's heap pages: 18 passes over them, 310-
--- 480 ms of a part's 790-1,040 ms, in each of the four parts.  A bitmap
+-- 530 ms of a part's 790-1,040 ms, in each of the four parts.  A bitmap
 -- scan of the same index reads each page once (75-98 ms).  The planner
 -- cannot tell the two apart (the run's rows are contiguous, so it rates
 -- the index scan cheap), so the function forbids plain index scans; its
