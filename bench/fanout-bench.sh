@@ -5,7 +5,7 @@
 #
 #   S  Slurm's own rate for the same jobs through the same API: RUNS x nodes
 #      node-pinned jobs (job i on node i mod 4) submitted back to back through
-#      daemon/slurm.c's slurm_submit() (bench/engine-submit), jobs running
+#      daemon/slurm.c's slurm_submit() (bench/engine-submit)
 #   D  RUNS runs queued in one statement, each a pipeline of one Slurm step
 #      fanned out to every node (`nodes: each`, smoke plugin) and one daemon
 #      step after it (smoke, on: daemon, needs the fanned-out step):
@@ -17,6 +17,18 @@
 #          the last daemon step's end (its 'succeeded' event; and its own
 #          exit.tsv), and from the queueing to the last run's end
 #        - the daemon's CPU seconds over the batch, the load average
+#
+# The jobs are held while they are submitted (HOLD=1, the default): the
+# benchmark's partition is set DOWN (slurmctld accepts jobs and starts none)
+# before S's first or D's first submission and UP again after the last, so
+# that both rates are of the submission alone.  On a production cluster the
+# jobs run on other hosts than slurmctld; here the nodes are namespaces on
+# the same cores, and jobs started during the window take the CPU slurmctld
+# answers with: D's jobs (roofline-job, and the runs' fan-in steps forked by
+# the daemon once their node jobs end) are heavier than S's (`true`), so the
+# ratio measured with jobs running follows the jobs' weight and the load
+# more than the daemon (docs/benchmarks.md, "Tenth pass").  HOLD=0 measures
+# with the jobs starting as they are submitted, as before 2026-11-28.
 #
 # With -r ROUNDS, S and D alternate ROUNDS times (S D, D S, S D, ...: each
 # goes first as often), the daemon staying up: the machine's load moves
@@ -37,7 +49,8 @@
 # cluster of ROOFLINE_NODES=4 nodes, removed at the end unless KEEP=1; one
 # already running there is used, bench/lib.sh).  Needs root.  BENCH_VARIANT
 # names another build than release.  SUBMIT_THREADS sets the daemon's
-# submit_threads (default: the daemon's, 4).
+# submit_threads (default: the daemon's, 4).  HOLD=0: the jobs run while
+# they are submitted (above).
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): defaults -n 2 -r 2 -p 1s, -o
 # $BENCH_SMOKE_DIR (else a new temporary directory).
 set -euo pipefail
@@ -45,7 +58,9 @@ set -euo pipefail
 PROG=fanout-bench
 S_RATE=0 D_RATE=0
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=250 POLL=2s ROUNDS=1
+RUNS=250 POLL=2s ROUNDS=1 HOLD=${HOLD:-1}
+[[ $HOLD == [01] ]] || { echo "$PROG: error: HOLD is 1 or 0, not '$HOLD'" >&2; exit 2; }
+JOBS_WHILE=$( ((HOLD)) && echo "jobs held while submitted" || echo "jobs running")
 OUT=/tmp/fanout-bench.$(date +%Y%m%d-%H%M%S)
 if [[ ${BENCH_SMOKE:-0} == 1 ]]; then
 	RUNS=2 POLL=1s ROUNDS=2
@@ -103,11 +118,20 @@ wait_for() { # wait_for SECONDS CMD...
 	done
 }
 no_user_jobs() { [[ $(squeue -h -u "$BUSER" -t PD,R,CG,CF 2>/dev/null | wc -l) == 0 ]]; }
+# hold_jobs DOWN|UP: with HOLD=1, the partition stops or resumes starting jobs
+# (DOWN: slurmctld still accepts them, they wait with reason PartitionDown)
+hold_jobs() {
+	((HOLD)) || return 0
+	scontrol update PartitionName="$PART" State="$1" || die "cannot set partition $PART $1"
+}
 
 cleanup() {
 	local rc=$?
 	set +e
 	[[ -n ${SLURM_CONF:-} && -r ${SLURM_CONF:-} ]] && scancel -u "$BUSER" 2>/dev/null
+	# a cluster this run did not start (ROOFLINE_VAR's) gets its partition back
+	((HOLD)) && [[ -n ${SLURM_CONF:-} && -r ${SLURM_CONF:-} ]] &&
+		scontrol update PartitionName="$PART" State=UP 2>/dev/null
 	if [[ -n $DPID ]]; then
 		kill -TERM "$DPID" 2>/dev/null
 		wait "$DPID" 2>/dev/null
@@ -139,16 +163,18 @@ setup() {
 	     then create role $BUSER login in role roofline_users; end if; end \$\$" >/dev/null
 	report "# fan-out benchmark, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEAD -- daemon common sql bench || echo '+local changes')"
 	report "# machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(uname -r); $(sinfo -V); PostgreSQL $(sql 'show server_version')"
-	report "# cluster: ${#NODES[@]} nodes (${NODES[*]}), partition $PART; runs $RUNS ($((RUNS * ${#NODES[@]})) jobs); poll_interval $POLL; submit_threads ${SUBMIT_THREADS:-4 (default)}; load at start $(load)"
+	report "# cluster: ${#NODES[@]} nodes (${NODES[*]}), partition $PART; runs $RUNS ($((RUNS * ${#NODES[@]})) jobs); poll_interval $POLL; submit_threads ${SUBMIT_THREADS:-4 (default)}; $JOBS_WHILE (HOLD=$HOLD); load at start $(load)"
 }
 
 # ---- S: Slurm's own rate, the same node-pinned jobs, the same call -------------------
 slurm_rate() {
 	local n=$((RUNS * ${#NODES[@]})) line
+	hold_jobs DOWN
 	line=$("$SNAP_BENCH/engine-submit" "$BUSER" "$PART" "$n" fb "$(IFS=,; echo "${NODES[*]}")")
+	hold_jobs UP
 	S_RATE=$(sed -n 's/.*(\([0-9.]*\) jobs\/s).*/\1/p' <<<"$line")
 	echo "$line" >>"$OUT/engine-submit.txt"
-	report "S  slurm_submit() alone, $n node-pinned jobs, jobs running: $line (load $(load))"
+	report "S  slurm_submit() alone, $n node-pinned jobs, $JOBS_WHILE: $line (load $(load))"
 	wait_for 1800 no_user_jobs || die "Slurm's jobs did not finish in 30 min"
 }
 
@@ -163,10 +189,15 @@ daemon_rate() {
 	local lo hi t_queue c0 c1 l0 n_jobs sub_span last_job after_ok after_exit t_end
 	l0=$(load)
 	c0=$(cpu_s "$DPID")
+	hold_jobs DOWN
 	t_queue=$(date +%s.%N)
 	read -r lo hi < <(echo "with i as (insert into runs (pipeline_name, yaml) select 'fanbench', :'yaml'
 	      from generate_series(1, $RUNS) returning id) select min(id), max(id) from i;" |
 		as_user psql -X -q -t -A -F' ' -v ON_ERROR_STOP=1 -v yaml="$PIPELINE" -f -)
+	if ((HOLD)); then
+		wait_for 3600 all_submitted "$lo" "$hi" || die "the jobs of runs $lo..$hi were not all submitted in an hour"
+		hold_jobs UP
+	fi
 	wait_for 3600 runs_ended "$lo" "$hi" || die "runs $lo..$hi did not end in an hour"
 	c1=$(cpu_s "$DPID")
 	n_jobs=$(sql "select count(*) from steps where run_id between $lo and $hi and slurm_job_id is not null")
@@ -203,6 +234,10 @@ daemon_rate() {
 	report "   where the time before the first job goes: queued -> first run started $(sub "$first_start" "$t_queue") s, runs started (expanded over the nodes) in $(sub "$last_start" "$first_start") s = $(div "$RUNS" "$(sub "$last_start" "$first_start")") runs/s; queued -> first 'submitting' $(sub "$first_sub" "$t_queue") s"
 	report "   last job's end (newest exit.tsv of a Slurm step) -> last daemon step's 'succeeded': $(sub "$after_ok" "$last_job") s (-> its own exit.tsv: $(sub "$after_exit" "$last_job") s)"
 	report "   queued -> last run ended: $(sub "$t_end" "$t_queue") s; daemon CPU $(sub "$c1" "$c0") s, peak RSS $(awk '$1 == "VmHWM:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status") (RSS now $(awk '$1 == "VmRSS:" { printf "%.1f MiB", $2 / 1024 }' "/proc/$DPID/status")); load before $l0, after $(load)"
+}
+all_submitted() { # every node job of runs $1..$2 has its Slurm job id
+	[[ $(sql "select count(*) from steps where run_id between $1 and $2 and not on_daemon
+		and slurm_job_id is not null") == $((($2 - $1 + 1) * ${#NODES[@]})) ]]
 }
 runs_ended() {
 	[[ $(sql "select count(*) from runs where id between $1 and $2 and

@@ -25,7 +25,10 @@
 #             nodes (NODE_JOBS node jobs): the daemon's submission rate
 #             against slurm_submit()'s own for the same jobs, in the same
 #             run, and the daemon's peak RSS (VmHWM), beside the background;
-#             FANOUT_ROUNDS rounds of both, alternated (the median ratio)
+#             FANOUT_ROUNDS rounds of both, alternated (the median ratio);
+#             the jobs held while they are submitted (fanout-bench's HOLD=1,
+#             as issue 13's engine-bench measured submission), HOLD=0 with
+#             them starting on these cores as they are submitted
 #   findings  bench/findings-bench.sh at GPUS GPUs x NIGHTS nights and
 #             KERNELS kernels x KRUNS runs: the fleet step, the regressions
 #             step, the ingest of one night's ceilings (GPUS x 18), the
