@@ -42,7 +42,10 @@
 #   GROW_NIGHTS="30 90 365" STAGES="slurm fanout findings grow" FANOUT_ROUNDS=3
 # Environment: ROOFLINE_VAR (default <repo>/var/night-scale: its own cluster
 # of 4 nodes, MaxJobCount raised for the background; removed at the end
-# unless KEEP=1).  Needs root, strace, gnuplot.  BENCH_VARIANT names another
+# unless KEEP=1).  FINDINGS_VAR: the findings stage measures on the database
+# a findings-bench run with KEEP=1 left there (its cluster, REUSE_DB=1: the
+# generation of 8,000 GPUs x 90 nights takes 15-20 min here), the background
+# still queued in this run's cluster; FINDINGS_REPEATS its repeats (1).  Needs root, strace, gnuplot.  BENCH_VARIANT names another
 # build than release.
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): GPUS=16 NIGHTS=3 NODE_JOBS=8
 # FOREIGN=40 RUNNING=2 KERNELS=20 KRUNS=3 POLLS=2 POLL_MS=200 GROW_GPUS=8 GROW_NIGHTS=5
@@ -202,10 +205,14 @@ fi
 # ---- findings: the fleet and regressions steps, the ingest ---------------
 # findings_at GPUS NIGHTS KERNELS KRUNS TAG: one findings-bench run; its summary in $OUT/findings.TAG
 findings_at() {
-	local dir=$OUT/findings.$5
+	local dir=$OUT/findings.$5 kept=(env)
 	rm -rf "$dir" # a summary is appended to: an older run's would stay in it
-	NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
-		"$REPO/bench/findings-bench.sh" -n 1 -o "$dir" >"$dir.log" 2>&1 ||
+	# the findings stage on a database an earlier findings-bench kept
+	[[ $5 == main && -n ${FINDINGS_VAR:-} ]] &&
+		kept=(env ROOFLINE_VAR="$FINDINGS_VAR" REUSE_DB=1 KEEP=1 EXPLAIN=0)
+	"${kept[@]}" NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
+		"$REPO/bench/findings-bench.sh" -n "$([[ $5 == main ]] && echo "${FINDINGS_REPEATS:-1}" || echo 1)" \
+		-o "$dir" >"$dir.log" 2>&1 ||
 		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
 	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night|site rebuilt' "$dir/summary.txt" |
 		sed "s/^/  [$5] /" | tee -a "$OUT/summary.txt"
