@@ -45,8 +45,9 @@
 # unless KEEP=1).  FINDINGS_VAR: the findings stage measures on the database
 # a findings-bench run with KEEP=1 left there (its cluster, REUSE_DB=1: the
 # generation of 8,000 GPUs x 90 nights takes 15-20 min here), the background
-# still queued in this run's cluster; FINDINGS_REPEATS its repeats (1).  Needs root, strace, gnuplot.  BENCH_VARIANT names another
-# build than release.
+# still queued in this run's cluster; FINDINGS_REPEATS its repeats (1).
+# Needs root, strace, gnuplot.  BENCH_VARIANT names another build than
+# release.
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): GPUS=16 NIGHTS=3 NODE_JOBS=8
 # FOREIGN=40 RUNNING=2 KERNELS=20 KRUNS=3 POLLS=2 POLL_MS=200 GROW_GPUS=8 GROW_NIGHTS=5
 # FANOUT_ROUNDS=2
