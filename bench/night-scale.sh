@@ -45,7 +45,8 @@
 # unless KEEP=1).  FINDINGS_VAR: the findings stage measures on the database
 # a findings-bench run with KEEP=1 left there (its cluster, REUSE_DB=1: the
 # generation of 8,000 GPUs x 90 nights takes 15-20 min here), the background
-# still queued in this run's cluster; FINDINGS_REPEATS its repeats (1).
+# still queued in this run's cluster; FINDINGS_REPEATS its repeats (3; the grow
+# stage 1).
 # Needs root, strace, gnuplot.  BENCH_VARIANT names another build than
 # release.
 # Smoke (BENCH_SMOKE=1, docs/benchmarks.md): GPUS=16 NIGHTS=3 NODE_JOBS=8
@@ -212,7 +213,7 @@ findings_at() {
 	[[ $5 == main && -n ${FINDINGS_VAR:-} ]] &&
 		kept=(env ROOFLINE_VAR="$FINDINGS_VAR" REUSE_DB=1 KEEP=1 EXPLAIN=0)
 	"${kept[@]}" NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
-		"$REPO/bench/findings-bench.sh" -n "$([[ $5 == main ]] && echo "${FINDINGS_REPEATS:-1}" || echo 1)" \
+		"$REPO/bench/findings-bench.sh" -n "$([[ $5 == main ]] && echo "${FINDINGS_REPEATS:-3}" || echo 1)" \
 		-o "$dir" >"$dir.log" 2>&1 ||
 		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
 	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night|site rebuilt' "$dir/summary.txt" |
