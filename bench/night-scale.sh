@@ -207,14 +207,16 @@ fi
 # ---- findings: the fleet and regressions steps, the ingest ---------------
 # findings_at GPUS NIGHTS KERNELS KRUNS TAG: one findings-bench run; its summary in $OUT/findings.TAG
 findings_at() {
-	local dir=$OUT/findings.$5 kept=(env)
+	local dir=$OUT/findings.$5 kept=(env) repeats=1
 	rm -rf "$dir" # a summary is appended to: an older run's would stay in it
-	# the findings stage on a database an earlier findings-bench kept
-	[[ $5 == main && -n ${FINDINGS_VAR:-} ]] &&
-		kept=(env ROOFLINE_VAR="$FINDINGS_VAR" REUSE_DB=1 KEEP=1 EXPLAIN=0)
+	if [[ $5 == main ]]; then
+		repeats=${FINDINGS_REPEATS:-3}
+		# on a database an earlier findings-bench kept
+		[[ -z ${FINDINGS_VAR:-} ]] ||
+			kept=(env ROOFLINE_VAR="$FINDINGS_VAR" REUSE_DB=1 KEEP=1 EXPLAIN=0)
+	fi
 	"${kept[@]}" NODES=$((($1 + 3) / 4)) GPN=4 NIGHTS=$2 KERNELS=$3 KRUNS=$4 WINDOW=$2 SITE=1 BENCH_SMOKE=0 \
-		"$REPO/bench/findings-bench.sh" -n "$([[ $5 == main ]] && echo "${FINDINGS_REPEATS:-3}" || echo 1)" \
-		-o "$dir" >"$dir.log" 2>&1 ||
+		"$REPO/bench/findings-bench.sh" -n "$repeats" -o "$dir" >"$dir.log" 2>&1 ||
 		report "  [$5] findings-bench FAILED: $(tail -3 "$dir.log" | tr '\n' ' ')"
 	grep -E '^generated|fleet\.after|regressions\.after|ingest of one night|site rebuilt' "$dir/summary.txt" |
 		sed "s/^/  [$5] /" | tee -a "$OUT/summary.txt"
